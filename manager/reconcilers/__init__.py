@@ -1,0 +1,1 @@
+"""Per-kind Dynamo reconcilers: thin adapters from the manager to the pure library."""
