@@ -1,0 +1,105 @@
+"""Pydantic models of the Dynamo custom resources (group nvidia.com, version v1alpha1).
+
+Parse with ``Model.model_validate(wire_dict)``; write with ``model.to_wire()`` (equivalently
+``model_dump(by_alias=True, exclude_none=True, mode="json")``). Unknown fields are preserved.
+"""
+
+from dynamo_operator.api.base import ApiModel, Condition, EnvVar, ObjectMeta, Quantity
+from dynamo_operator.api.component_deployment import (
+    DynamoComponentDeployment,
+    DynamoComponentDeploymentSpec,
+    DynamoComponentDeploymentStatus,
+)
+from dynamo_operator.api.constants import (
+    API_VERSION,
+    GROUP,
+    KIND_COMPONENT_DEPLOYMENT,
+    KIND_GRAPH_DEPLOYMENT,
+    KIND_MODEL,
+    MAX_PVCS,
+    MAX_SERVICES,
+    VERSION,
+    WORKER_LIKE_COMPONENT_TYPES,
+    BackendFramework,
+    ComponentType,
+    ConditionStatus,
+    GraphDeploymentState,
+    ModelType,
+    ServiceComponentKind,
+)
+from dynamo_operator.api.graph_deployment import (
+    DynamoGraphDeployment,
+    DynamoGraphDeploymentSpec,
+    DynamoGraphDeploymentStatus,
+    ServiceReplicaStatus,
+)
+from dynamo_operator.api.model import (
+    DynamoModel,
+    DynamoModelSpec,
+    DynamoModelStatus,
+    ModelEndpoint,
+    ModelSource,
+)
+from dynamo_operator.api.shared_spec import (
+    PVC,
+    Autoscaling,
+    DynamoComponentDeploymentSharedSpec,
+    ExtraPodMetadata,
+    ExtraPodSpec,
+    IngressSpec,
+    IngressTLSSpec,
+    MultinodeSpec,
+    ResourceClaim,
+    ResourceItem,
+    Resources,
+    SharedMemorySpec,
+    VolumeMount,
+)
+
+__all__ = [
+    "API_VERSION",
+    "GROUP",
+    "KIND_COMPONENT_DEPLOYMENT",
+    "KIND_GRAPH_DEPLOYMENT",
+    "KIND_MODEL",
+    "MAX_PVCS",
+    "MAX_SERVICES",
+    "PVC",
+    "VERSION",
+    "WORKER_LIKE_COMPONENT_TYPES",
+    "ApiModel",
+    "Autoscaling",
+    "BackendFramework",
+    "ComponentType",
+    "Condition",
+    "ConditionStatus",
+    "DynamoComponentDeployment",
+    "DynamoComponentDeploymentSharedSpec",
+    "DynamoComponentDeploymentSpec",
+    "DynamoComponentDeploymentStatus",
+    "DynamoGraphDeployment",
+    "DynamoGraphDeploymentSpec",
+    "DynamoGraphDeploymentStatus",
+    "DynamoModel",
+    "DynamoModelSpec",
+    "DynamoModelStatus",
+    "EnvVar",
+    "ExtraPodMetadata",
+    "ExtraPodSpec",
+    "GraphDeploymentState",
+    "IngressSpec",
+    "IngressTLSSpec",
+    "ModelEndpoint",
+    "ModelSource",
+    "ModelType",
+    "MultinodeSpec",
+    "ObjectMeta",
+    "Quantity",
+    "ResourceClaim",
+    "ResourceItem",
+    "Resources",
+    "ServiceComponentKind",
+    "ServiceReplicaStatus",
+    "SharedMemorySpec",
+    "VolumeMount",
+]

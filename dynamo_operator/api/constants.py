@@ -1,0 +1,70 @@
+"""Identity of the Dynamo API group and the closed sets of values its objects use."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Final
+
+GROUP: Final = "nvidia.com"
+VERSION: Final = "v1alpha1"
+API_VERSION: Final = f"{GROUP}/{VERSION}"
+
+KIND_GRAPH_DEPLOYMENT: Final = "DynamoGraphDeployment"
+KIND_COMPONENT_DEPLOYMENT: Final = "DynamoComponentDeployment"
+KIND_MODEL: Final = "DynamoModel"
+
+MAX_SERVICES: Final = 25
+MAX_PVCS: Final = 100
+MIN_MULTINODE_NODE_COUNT: Final = 2
+DEFAULT_MULTINODE_NODE_COUNT: Final = 2
+
+
+class BackendFramework(StrEnum):
+    SGLANG = "sglang"
+    VLLM = "vllm"
+    TRTLLM = "trtllm"
+
+
+class ComponentType(StrEnum):
+    """Component types with special defaults; the field itself stays free-form on the wire."""
+
+    FRONTEND = "frontend"
+    WORKER = "worker"
+    PREFILL = "prefill"
+    DECODE = "decode"
+    PLANNER = "planner"
+    DEFAULT = "default"
+    MAIN = "main"
+
+
+WORKER_LIKE_COMPONENT_TYPES: Final = frozenset(
+    {ComponentType.WORKER, ComponentType.PREFILL, ComponentType.DECODE}
+)
+
+
+class ModelType(StrEnum):
+    BASE = "base"
+    LORA = "lora"
+    ADAPTER = "adapter"
+
+
+class GraphDeploymentState(StrEnum):
+    INITIALIZING = "initializing"
+    PENDING = "pending"
+    SUCCESSFUL = "successful"
+    FAILED = "failed"
+
+
+class ConditionStatus(StrEnum):
+    TRUE = "True"
+    FALSE = "False"
+    UNKNOWN = "Unknown"
+
+
+class ServiceComponentKind(StrEnum):
+    """What kind of workload backs one service of a graph (reported in the graph's status)."""
+
+    POD_CLIQUE = "PodClique"
+    POD_CLIQUE_SCALING_GROUP = "PodCliqueScalingGroup"
+    DEPLOYMENT = "Deployment"
+    LEADER_WORKER_SET = "LeaderWorkerSet"

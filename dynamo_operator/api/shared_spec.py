@@ -1,0 +1,257 @@
+"""The service entry shared by a graph's services and a component deployment's spec.
+
+``DynamoComponentDeploymentSharedSpec`` is each value of ``DynamoGraphDeployment.spec.services``
+and is inlined into ``DynamoComponentDeployment.spec``. Only fields listed by SPEC §1 are modelled;
+anything else a user or a newer CRD sends is kept as an extra field.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import ConfigDict, Field, JsonValue, model_validator
+
+from dynamo_operator.api.base import (
+    PRESERVE_UNKNOWN_FIELDS,
+    ApiModel,
+    EnvVar,
+    FreeFormObject,
+    Quantity,
+)
+from dynamo_operator.api.constants import (
+    DEFAULT_MULTINODE_NODE_COUNT,
+    MIN_MULTINODE_NODE_COUNT,
+)
+
+#: Lists keyed by ``name``: server-side apply merges them entry by entry.
+LIST_MAP_BY_NAME: dict[str, Any] = {
+    "x-kubernetes-list-type": "map",
+    "x-kubernetes-list-map-keys": ["name"],
+}
+
+
+class ResourceItem(ApiModel):
+    """Amounts of one side (requests or limits) of a component's resources."""
+
+    cpu: Quantity | None = None
+    """CPU amount, e.g. 500m or 2."""
+    memory: Quantity | None = None
+    """Memory amount, e.g. 8Gi."""
+    gpu: Quantity | None = None
+    """Number of GPUs; becomes nvidia.com/gpu unless gpuType names another resource."""
+    gpu_type: str | None = None
+    """Resource name used for gpu instead of nvidia.com/gpu (e.g. gpu.intel.com/xe)."""
+    custom: dict[str, Quantity] | None = None
+    """Additional resources by their raw Kubernetes resource name."""
+
+
+class ResourceClaim(ApiModel):
+    """A dynamic resource claim made available to the main container."""
+
+    name: str
+    """Name of an entry in the pod's resourceClaims."""
+    request: str | None = None
+    """Name of one request inside that claim; all requests when empty."""
+
+
+class Resources(ApiModel):
+    """Resources requested and limits for this component, including CPU, memory, GPUs."""
+
+    requests: ResourceItem | None = None
+    """Minimum resources the component needs to be scheduled."""
+    limits: ResourceItem | None = None
+    """Maximum resources the component may use."""
+    claims: Annotated[list[ResourceClaim], Field(json_schema_extra=LIST_MAP_BY_NAME)] | None = None
+    """Dynamic resource claims used by the main container."""
+
+
+class Autoscaling(ApiModel):
+    """Horizontal autoscaling of the component (autoscaling/v2 HorizontalPodAutoscaler)."""
+
+    enabled: bool | None = None
+    """Create a HorizontalPodAutoscaler for this component when true."""
+    min_replicas: Annotated[int, Field(ge=0)] | None = None
+    """Lower bound of the replica count."""
+    max_replicas: Annotated[int, Field(ge=0)] | None = None
+    """Upper bound of the replica count."""
+    behavior: FreeFormObject | None = None
+    """Scaling behaviour (autoscaling/v2 HorizontalPodAutoscalerBehavior)."""
+    metrics: list[FreeFormObject] | None = None
+    """Metrics to scale on (autoscaling/v2 MetricSpec); CPU utilisation 80% when empty."""
+
+
+class IngressTLSSpec(ApiModel):
+    """TLS configuration of the generated Ingress or VirtualService."""
+
+    secret_name: str | None = None
+    """Name of a Secret holding the TLS certificate and key."""
+
+
+class IngressSpec(ApiModel):
+    """How the component is exposed outside the cluster (Ingress or Istio VirtualService)."""
+
+    enabled: bool | None = None
+    """Expose the component through an Ingress or VirtualService when true."""
+    host: str | None = None
+    """Base host name routed to this component; required when enabled."""
+    use_virtual_service: bool | None = None
+    """Create an Istio VirtualService instead of an Ingress."""
+    virtual_service_gateway: str | None = None
+    """Gateway the VirtualService attaches to."""
+    host_prefix: str | None = None
+    """Prefix added before the host."""
+    annotations: dict[str, str] | None = None
+    """Annotations of the generated Ingress or VirtualService."""
+    labels: dict[str, str] | None = None
+    """Labels of the generated Ingress or VirtualService."""
+    tls: IngressTLSSpec | None = None
+    """TLS configuration of the Ingress or VirtualService."""
+    host_suffix: str | None = None
+    """Suffix appended after the host."""
+    ingress_controller_class_name: str | None = None
+    """Ingress class of the controller serving the Ingress (e.g. nginx)."""
+
+
+_PVC_CREATE_RULE: dict[str, JsonValue] = {
+    "rule": "!has(self.create) || !self.create || "
+    "(has(self.storageClass) && has(self.size) && has(self.volumeAccessMode))",
+    "message": "storageClass, size and volumeAccessMode are required when create is true",
+}
+
+
+class PVC(ApiModel):
+    """A persistent volume claim the operator may create and services may mount."""
+
+    model_config = ConfigDict(json_schema_extra={"x-kubernetes-validations": [_PVC_CREATE_RULE]})
+
+    create: bool | None = None
+    """Create the claim when true; otherwise an existing claim of this name is used."""
+    name: str
+    """Name of the PersistentVolumeClaim."""
+    storage_class: str | None = None
+    """Storage class of the created claim; required when create is true."""
+    size: Quantity | None = None
+    """Requested size of the created claim, e.g. 100Gi; required when create is true."""
+    volume_access_mode: str | None = None
+    """Access mode of the created claim (e.g. ReadWriteMany); required when create is true."""
+
+    @model_validator(mode="after")
+    def _require_creation_fields(self) -> PVC:
+        if self.create:
+            missing = [
+                alias
+                for alias, value in (
+                    ("storageClass", self.storage_class),
+                    ("size", self.size),
+                    ("volumeAccessMode", self.volume_access_mode),
+                )
+                if value is None
+            ]
+            if missing:
+                raise ValueError(f"{', '.join(missing)} required when create is true")
+        return self
+
+
+class VolumeMount(ApiModel):
+    """Mounts one of the graph's PVCs into the component's main container."""
+
+    name: str
+    """Name of a PVC declared in the graph's spec.pvcs."""
+    mount_point: str | None = None
+    """Path inside the container; required unless useAsCompilationCache is true."""
+    use_as_compilation_cache: bool = False
+    """Use this volume as the backend's compilation cache (VLLM_CACHE_ROOT for vLLM)."""
+
+
+class SharedMemorySpec(ApiModel):
+    """The tmpfs mounted at /dev/shm (8Gi by default)."""
+
+    disabled: bool | None = None
+    """Do not mount a shared memory volume when true."""
+    size: Quantity | None = None
+    """Size limit of the shared memory volume; 8Gi when unset."""
+
+
+class ExtraPodMetadata(ApiModel):
+    """Labels and annotations added to the component's pods."""
+
+    annotations: dict[str, str] | None = None
+    """Annotations added to the pod template."""
+    labels: dict[str, str] | None = None
+    """Labels added to the pod template."""
+
+
+class ExtraPodSpec(ApiModel):
+    """A partial corev1.PodSpec merged over the generated pod spec, plus the main container."""
+
+    model_config = ConfigDict(json_schema_extra=PRESERVE_UNKNOWN_FIELDS)
+
+    main_container: FreeFormObject | None = None
+    """A partial corev1.Container merged over the generated main container."""
+
+    def pod_spec_overrides(self) -> dict[str, Any]:
+        """The PodSpec fields (everything but mainContainer), camelCase as the user wrote them."""
+        return dict(self.model_extra or {})
+
+
+class MultinodeSpec(ApiModel):
+    """Spreads one replica of the component over several nodes (leader and workers)."""
+
+    node_count: Annotated[int, Field(ge=MIN_MULTINODE_NODE_COUNT)] = DEFAULT_MULTINODE_NODE_COUNT
+    """Number of nodes each replica spans."""
+
+
+class DynamoComponentDeploymentSharedSpec(ApiModel):
+    """One service of a graph: what to run and how to expose, scale and configure it."""
+
+    annotations: dict[str, str] | None = None
+    """Annotations added to the resources generated for this component."""
+    labels: dict[str, str] | None = None
+    """Labels added to the resources generated for this component."""
+    service_name: str | None = None
+    """Name of the component; the graph sets it to the service's key."""
+    component_type: str | None = None
+    """Role of the component; frontend, worker, prefill, decode and planner get own defaults."""
+    sub_component_type: str | None = None
+    """Sub-role of the component (e.g. prefill), published as a pod label."""
+    dynamo_namespace: str | None = None
+    """Dynamo namespace of the component; all services of a graph must agree."""
+    resources: Resources | None = None
+    """Resources requested and limits for this component, including CPU, memory and GPUs."""
+    autoscaling: Autoscaling | None = None
+    """Autoscaling config for this component (replica range, metrics, behaviour)."""
+    envs: Annotated[list[EnvVar], Field(json_schema_extra=LIST_MAP_BY_NAME)] | None = None
+    """Additional environment variables for the main container; they win over defaults."""
+    env_from_secret: str | None = None
+    """Name of a Secret whose key/value pairs become environment variables of the main container."""
+    volume_mounts: list[VolumeMount] | None = None
+    """PVCs declared at the graph level to mount into the main container."""
+    ingress: IngressSpec | None = None
+    """Ingress config to expose the component outside the cluster (or through a service mesh)."""
+    shared_memory: SharedMemorySpec | None = None
+    """The tmpfs mounted at /dev/shm (enable/disable and size)."""
+    extra_pod_metadata: ExtraPodMetadata | None = None
+    """Labels and annotations added to the created pods."""
+    extra_pod_spec: ExtraPodSpec | None = None
+    """Overrides of the generated pod spec, and of the main container via mainContainer."""
+    liveness_probe: FreeFormObject | None = None
+    """Liveness probe (corev1.Probe) replacing the default one wholesale."""
+    readiness_probe: FreeFormObject | None = None
+    """Readiness probe (corev1.Probe) replacing the default one wholesale."""
+    replicas: Annotated[int, Field(ge=0)] | None = None
+    """Desired number of pods (of leader/worker groups when multinode); 1 when unset."""
+    multinode: MultinodeSpec | None = None
+    """Spread each replica over several nodes."""
+
+    @property
+    def effective_replicas(self) -> int:
+        return 1 if self.replicas is None else self.replicas
+
+    @property
+    def node_count(self) -> int:
+        """Nodes per replica: 1 for a single-node component."""
+        return 1 if self.multinode is None else self.multinode.node_count
+
+    @property
+    def is_multinode(self) -> bool:
+        return self.node_count > 1
