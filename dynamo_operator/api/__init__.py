@@ -4,7 +4,14 @@ Parse with ``Model.model_validate(wire_dict)``; write with ``model.to_wire()`` (
 ``model_dump(by_alias=True, exclude_none=True, mode="json")``). Unknown fields are preserved.
 """
 
-from dynamo_operator.api.base import ApiModel, Condition, EnvVar, ObjectMeta, Quantity
+from dynamo_operator.api.base import (
+    ApiModel,
+    Condition,
+    EnvVar,
+    FreeFormObject,
+    ObjectMeta,
+    Quantity,
+)
 from dynamo_operator.api.component_deployment import (
     DynamoComponentDeployment,
     DynamoComponentDeploymentSpec,
@@ -86,6 +93,7 @@ __all__ = [
     "EnvVar",
     "ExtraPodMetadata",
     "ExtraPodSpec",
+    "FreeFormObject",
     "GraphDeploymentState",
     "IngressSpec",
     "IngressTLSSpec",

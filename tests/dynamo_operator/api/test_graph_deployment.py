@@ -116,7 +116,7 @@ def test_requires_spec() -> None:
 
 
 def test_accepts_at_most_the_maximum_number_of_services() -> None:
-    services = {f"s{i}": {} for i in range(MAX_SERVICES)}
+    services: dict[str, dict[str, object]] = {f"s{i}": {} for i in range(MAX_SERVICES)}
     DynamoGraphDeployment.model_validate(graph({"services": services}))
 
     with pytest.raises(ValidationError) as caught:

@@ -1,0 +1,141 @@
+"""CustomResourceDefinition manifests of the three Dynamo kinds, generated from the API models."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from dynamo_operator.api import (
+    GROUP,
+    VERSION,
+    DynamoComponentDeployment,
+    DynamoGraphDeployment,
+    DynamoModel,
+)
+from dynamo_operator.crd.schema import JsonSchema, build_structural_schema
+
+
+@dataclass(frozen=True, slots=True)
+class PrinterColumn:
+    name: str
+    json_path: str
+    type: str = "string"
+    description: str = ""
+
+    def to_wire(self) -> dict[str, str]:
+        column = {"name": self.name, "type": self.type, "jsonPath": self.json_path}
+        if self.description:
+            column["description"] = self.description
+        return column
+
+
+@dataclass(frozen=True, slots=True)
+class CustomResource:
+    model: type[BaseModel]
+    kind: str
+    plural: str
+    short_name: str
+    columns: tuple[PrinterColumn, ...]
+
+    @property
+    def crd_name(self) -> str:
+        return f"{self.plural}.{GROUP}"
+
+
+def _condition_status(condition_type: str) -> str:
+    return f'.status.conditions[?(@.type=="{condition_type}")].status'
+
+
+_AGE = PrinterColumn("Age", ".metadata.creationTimestamp", "date")
+
+CUSTOM_RESOURCES: tuple[CustomResource, ...] = (
+    CustomResource(
+        model=DynamoGraphDeployment,
+        kind="DynamoGraphDeployment",
+        plural="dynamographdeployments",
+        short_name="dgd",
+        columns=(
+            PrinterColumn("State", ".status.state", description="Lifecycle state of the graph"),
+            PrinterColumn("Ready", _condition_status("Ready"), description="Ready condition"),
+            PrinterColumn("Backend", ".spec.backendFramework", description="Backend framework"),
+            _AGE,
+        ),
+    ),
+    CustomResource(
+        model=DynamoComponentDeployment,
+        kind="DynamoComponentDeployment",
+        plural="dynamocomponentdeployments",
+        short_name="dcd",
+        columns=(
+            PrinterColumn("ComponentType", ".spec.componentType", description="Component type"),
+            PrinterColumn("Replicas", ".spec.replicas", "integer", "Desired replicas"),
+            PrinterColumn("Available", _condition_status("Available"), description="Available"),
+            _AGE,
+        ),
+    ),
+    CustomResource(
+        model=DynamoModel,
+        kind="DynamoModel",
+        plural="dynamomodels",
+        short_name="dm",
+        columns=(
+            PrinterColumn("BaseModel", ".spec.baseModelName", description="Base model name"),
+            PrinterColumn("Type", ".spec.modelType", description="Model type"),
+            PrinterColumn("Ready", ".status.readyEndpoints", "integer", "Ready endpoints"),
+            PrinterColumn("Total", ".status.totalEndpoints", "integer", "Total endpoints"),
+            _AGE,
+        ),
+    ),
+)
+
+
+def build_crds() -> list[dict[str, Any]]:
+    """Every Dynamo CRD manifest, in a stable order."""
+    return [build_crd(resource) for resource in CUSTOM_RESOURCES]
+
+
+def build_crd(resource: CustomResource) -> dict[str, Any]:
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": resource.crd_name},
+        "spec": {
+            "group": GROUP,
+            "names": {
+                "kind": resource.kind,
+                "listKind": f"{resource.kind}List",
+                "plural": resource.plural,
+                "singular": resource.kind.lower(),
+                "shortNames": [resource.short_name],
+            },
+            "scope": "Namespaced",
+            "versions": [
+                {
+                    "name": VERSION,
+                    "served": True,
+                    "storage": True,
+                    "subresources": {"status": {}},
+                    "additionalPrinterColumns": [column.to_wire() for column in resource.columns],
+                    "schema": {"openAPIV3Schema": _root_schema(resource.model)},
+                }
+            ],
+        },
+    }
+
+
+def _root_schema(model: type[BaseModel]) -> JsonSchema:
+    schema = build_structural_schema(model)
+    properties = schema["properties"]
+    # The API server owns apiVersion, kind and metadata; a CRD may only describe them loosely.
+    properties["apiVersion"] = _plain_string(properties["apiVersion"]["description"])
+    properties["kind"] = _plain_string(properties["kind"]["description"])
+    properties["metadata"] = {"type": "object", "description": "Standard object metadata."}
+    schema.pop("required", None)
+    schema["required"] = ["spec"]
+    return schema
+
+
+def _plain_string(description: str) -> JsonSchema:
+    return {"type": "string", "description": description}

@@ -1,0 +1,3 @@
+"""One module per ``dynamo-operator`` subcommand, each exposing ``register(subparsers)``."""
+
+__all__: list[str] = []

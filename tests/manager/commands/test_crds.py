@@ -1,0 +1,30 @@
+from pathlib import Path
+
+import pytest
+import yaml
+
+from manager.cli import main
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+COMMITTED_CRDS = REPOSITORY / "deploy" / "crds"
+
+
+def test_committed_crds_are_exactly_the_generated_ones(tmp_path: Path) -> None:
+    assert main(["crds", "--output-dir", str(tmp_path)]) == 0
+
+    generated = {path.name: path.read_text() for path in sorted(tmp_path.iterdir())}
+    committed = {path.name: path.read_text() for path in sorted(COMMITTED_CRDS.glob("*.yaml"))}
+    assert generated == committed, (
+        "deploy/crds drifted: run `dynamo-operator crds --output-dir deploy/crds`"
+    )
+
+
+def test_prints_every_crd_as_one_yaml_stream(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["crds"]) == 0
+
+    documents = list(yaml.safe_load_all(capsys.readouterr().out))
+    assert [d["metadata"]["name"] for d in documents] == [
+        "dynamographdeployments.nvidia.com",
+        "dynamocomponentdeployments.nvidia.com",
+        "dynamomodels.nvidia.com",
+    ]
