@@ -1,0 +1,17 @@
+"""Serving certificates for the webhook server: generation, rotation, hot reload, sources."""
+
+from webhooks.certificates.directory import DirectoryCertificates, ensure_self_signed_files
+from webhooks.certificates.generation import KeyPair, generate_ca, generate_serving_pair
+from webhooks.certificates.rotation import CertificatePolicy, ManagedCertificates
+from webhooks.certificates.tls import ReloadableServerTLS
+
+__all__ = [
+    "CertificatePolicy",
+    "DirectoryCertificates",
+    "KeyPair",
+    "ManagedCertificates",
+    "ReloadableServerTLS",
+    "ensure_self_signed_files",
+    "generate_ca",
+    "generate_serving_pair",
+]

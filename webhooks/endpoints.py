@@ -1,0 +1,40 @@
+"""The one list of validating endpoints, read by both the server's routes and the manifests.
+
+Keeping paths, webhook names and rules in a single table is what guarantees that the configuration
+the apiserver is given points at routes the server actually serves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+GROUP = "nvidia.com"
+VERSION = "v1alpha1"
+DEFAULT_PORT = 9443
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookEndpoint:
+    """One validated kind: where it is served and what the apiserver sends to it."""
+
+    kind: str
+    plural: str
+
+    @property
+    def path(self) -> str:
+        # controller-runtime's convention, which the upstream operator and its Helm chart use.
+        group = GROUP.replace(".", "-")
+        return f"/validate-{group}-{VERSION}-{self.kind.lower()}"
+
+    @property
+    def webhook_name(self) -> str:
+        return f"v{self.kind.lower()}.kb.io"
+
+
+GRAPH_DEPLOYMENT = WebhookEndpoint(kind="DynamoGraphDeployment", plural="dynamographdeployments")
+COMPONENT_DEPLOYMENT = WebhookEndpoint(
+    kind="DynamoComponentDeployment", plural="dynamocomponentdeployments"
+)
+MODEL = WebhookEndpoint(kind="DynamoModel", plural="dynamomodels")
+
+ENDPOINTS: tuple[WebhookEndpoint, ...] = (GRAPH_DEPLOYMENT, COMPONENT_DEPLOYMENT, MODEL)

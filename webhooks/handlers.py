@@ -1,0 +1,120 @@
+"""Thin adapters from an AdmissionRequest to the pure validators of ``dynamo_operator``.
+
+The policy that is about admission rather than about our resources lives here: DELETE (and
+CONNECT) is always allowed, an UPDATE of an object that is being deleted is allowed so finalizers
+can be removed, and a request for a kind the endpoint does not serve is denied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from dynamo_operator.validation.result import (
+    IssueReason,
+    UnknownKindError,
+    ValidationResult,
+)
+from webhooks.admission import AdmissionRequest, Operation, allowed_review, denied_review
+from webhooks.endpoints import GROUP, WebhookEndpoint
+from webhooks.metrics import DenialReason, RequestProblem
+
+
+class ResourceValidator(Protocol):
+    """The seam to the pure validators (``dynamo_operator.validation`` satisfies it)."""
+
+    def validate_create(self, obj: Mapping[str, Any]) -> ValidationResult: ...
+
+    def validate_update(
+        self, new: Mapping[str, Any], old: Mapping[str, Any]
+    ) -> ValidationResult: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What to answer, and the reason label to count when it is a denial."""
+
+    allowed: bool
+    message: str = ""
+    code: int = 200
+    denial: DenialReason | None = None
+    warnings: tuple[str, ...] = ()
+
+    def to_review(self, uid: str) -> dict[str, Any]:
+        if self.allowed:
+            return allowed_review(uid, self.warnings)
+        return denied_review(uid, self.message, code=self.code, warnings=self.warnings)
+
+
+ALLOW = Decision(allowed=True)
+
+
+def decide(
+    endpoint: WebhookEndpoint, request: AdmissionRequest, validator: ResourceValidator
+) -> Decision:
+    """Admit or deny one request; never raises for bad content."""
+    if request.operation in (Operation.DELETE, Operation.CONNECT):
+        return ALLOW
+    kind_problem = _kind_problem(endpoint, request)
+    if kind_problem is not None:
+        return _deny(kind_problem, RequestProblem.UNKNOWN_KIND, code=400)
+    new = request.object
+    if new is None:
+        return _deny(
+            f"{request.operation} request carries no object",
+            RequestProblem.MALFORMED_REQUEST,
+            code=400,
+        )
+    new = _with_kind(new, request)
+    if request.operation is Operation.CREATE:
+        return _validated(lambda: validator.validate_create(new))
+    if _is_being_deleted(new):
+        return ALLOW
+    old = request.old_object
+    if old is None:
+        return _deny(
+            "UPDATE request carries no oldObject", RequestProblem.MALFORMED_REQUEST, code=400
+        )
+    old = _with_kind(old, request)
+    return _validated(lambda: validator.validate_update(new, old))
+
+
+def _kind_problem(endpoint: WebhookEndpoint, request: AdmissionRequest) -> str | None:
+    kind = request.kind
+    if kind.kind == endpoint.kind and kind.group in (GROUP, ""):
+        return None
+    served = f"{endpoint.kind}.{GROUP}"
+    return f"unknown kind {kind.kind!r} (group {kind.group!r}): this webhook validates {served}"
+
+
+def _with_kind(obj: dict[str, Any], request: AdmissionRequest) -> dict[str, Any]:
+    # The validators dispatch on obj["kind"]; the apiserver always sends it, but a review may not.
+    if "kind" in obj:
+        return obj
+    return {**obj, "kind": request.kind.kind}
+
+
+def _is_being_deleted(obj: Mapping[str, Any]) -> bool:
+    metadata = obj.get("metadata")
+    return isinstance(metadata, Mapping) and bool(metadata.get("deletionTimestamp"))
+
+
+def _validated(run: Callable[[], ValidationResult]) -> Decision:
+    try:
+        result = run()
+    except UnknownKindError as error:
+        return _deny(str(error), RequestProblem.UNKNOWN_KIND, code=400)
+    warnings = tuple(str(issue) for issue in result.warnings)
+    if result.allowed:
+        return Decision(allowed=True, warnings=warnings)
+    reason: DenialReason = result.errors[0].reason
+    if not isinstance(reason, IssueReason):
+        reason = IssueReason.INVALID_CONFIG
+    return Decision(
+        allowed=False, message=result.summary(), code=403, denial=reason, warnings=warnings
+    )
+
+
+def _deny(message: str, reason: DenialReason, *, code: int) -> Decision:
+    return Decision(allowed=False, message=message, code=code, denial=reason)
