@@ -1,0 +1,101 @@
+"""DCD -> every child object: the workload, Service, Ingress or VirtualService, autoscaler.
+
+A multinode component needs the LeaderWorkerSet API. Without it the outcome says so
+(``MultinodeUnsupported``) instead of silently building a Deployment whose pods would not know
+each other; the reconciler turns it into a condition, ``render`` into a warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dynamo_operator.api import DynamoComponentDeployment
+from dynamo_operator.builders.autoscaler import build_horizontal_pod_autoscaler
+from dynamo_operator.builders.component import Component
+from dynamo_operator.builders.context import BuildContext
+from dynamo_operator.builders.deployment import build_deployment
+from dynamo_operator.builders.ingress import build_ingress
+from dynamo_operator.builders.leader_worker_set import build_leader_worker_set, build_pod_group
+from dynamo_operator.builders.merge import JsonDict
+from dynamo_operator.builders.service import build_service
+from dynamo_operator.builders.virtual_service import build_virtual_service
+
+
+@dataclass(frozen=True, slots=True)
+class MultinodeUnsupported:
+    """The component is multinode but the cluster serves no LeaderWorkerSet API."""
+
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentChildren:
+    workload: list[JsonDict] = field(default_factory=list)
+    """The Deployment, or per replica a LeaderWorkerSet (and Volcano PodGroup)."""
+    service: JsonDict | None = None
+    ingress: JsonDict | None = None
+    virtual_service: JsonDict | None = None
+    autoscaler: JsonDict | None = None
+    unsupported: MultinodeUnsupported | None = None
+    warnings: tuple[str, ...] = ()
+
+    def objects(self) -> list[JsonDict]:
+        """Every child in a stable order: workload first, then what routes to and scales it."""
+        optional = (self.service, self.ingress, self.virtual_service, self.autoscaler)
+        return [*self.workload, *(obj for obj in optional if obj is not None)]
+
+
+def build_workload(
+    component: Component, context: BuildContext
+) -> list[JsonDict] | MultinodeUnsupported:
+    if not component.is_multinode:
+        return [build_deployment(component, context)]
+    apis = context.settings.available_apis
+    if "lws" not in apis:
+        return MultinodeUnsupported(
+            reason="LeaderWorkerSetUnavailable",
+            message=(
+                f"multinode component {component.name} needs the LeaderWorkerSet API "
+                "(leaderworkerset.x-k8s.io/v1), which this cluster does not serve"
+            ),
+        )
+    gang_scheduled = "volcano" in apis
+    objects: list[JsonDict] = []
+    for instance in range(component.replicas):
+        if gang_scheduled:
+            objects.append(build_pod_group(component, instance))
+        objects.append(
+            build_leader_worker_set(component, context, instance, gang_scheduled=gang_scheduled)
+        )
+    return objects
+
+
+def build_component_children_of(component: Component, context: BuildContext) -> ComponentChildren:
+    warnings: list[str] = []
+    workload = build_workload(component, context)
+    virtual_service = build_virtual_service(component, context)
+    if virtual_service is not None and "istio" not in context.settings.available_apis:
+        warnings.append(
+            f"{component.namespace}/{component.name}: ingress asks for an Istio VirtualService "
+            "but the cluster serves no Istio API; the component is not exposed"
+        )
+        virtual_service = None
+    unsupported = workload if isinstance(workload, MultinodeUnsupported) else None
+    if unsupported is not None:
+        warnings.append(f"{component.namespace}/{component.name}: {unsupported.message}")
+    return ComponentChildren(
+        workload=[] if isinstance(workload, MultinodeUnsupported) else workload,
+        service=build_service(component, context),
+        ingress=build_ingress(component, context),
+        virtual_service=virtual_service,
+        autoscaler=build_horizontal_pod_autoscaler(component, context),
+        unsupported=unsupported,
+        warnings=tuple(warnings),
+    )
+
+
+def build_component_children(
+    dcd: DynamoComponentDeployment, context: BuildContext, default_namespace: str = "default"
+) -> ComponentChildren:
+    return build_component_children_of(Component.from_model(dcd, default_namespace), context)

@@ -1,0 +1,21 @@
+"""Everything a builder may know besides the object it builds: operator settings and indexes.
+
+Builders never read the clock, the environment or the network; what they need from the outside
+world is handed to them here, computed once by the caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dynamo_operator.constants import MPI_SSH_SECRET_DEFAULT_NAME
+from dynamo_operator.pull_secrets import PullSecretIndex
+from dynamo_operator.settings import OperatorSettings
+
+
+@dataclass(frozen=True, slots=True)
+class BuildContext:
+    settings: OperatorSettings = field(default_factory=OperatorSettings)
+    pull_secrets: PullSecretIndex = field(default_factory=PullSecretIndex)
+    mpi_ssh_secret_name: str = MPI_SSH_SECRET_DEFAULT_NAME
+    """Secret holding the MPI SSH key pair, replicated into each graph's namespace."""

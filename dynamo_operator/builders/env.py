@@ -1,0 +1,49 @@
+"""Default environment variables per component type, and the operator-wide standard env.
+
+Precedence, lowest first: standard env (NATS/etcd addresses from operator flags), component-type
+defaults, ``extraPodSpec.mainContainer.env``, the service's ``envs``. User values win on a name
+clash; the result is sorted by name (see ``merge.merge_env``).
+"""
+
+from __future__ import annotations
+
+from dynamo_operator.api.constants import WORKER_LIKE_COMPONENT_TYPES, ComponentType
+from dynamo_operator.builders.merge import JsonDict, env_var
+from dynamo_operator.constants import Env, Ports
+from dynamo_operator.settings import OperatorSettings
+
+
+def standard_env(settings: OperatorSettings) -> list[JsonDict]:
+    """Addresses of the Dynamo control plane, only when the operator was given them."""
+    env: list[JsonDict] = []
+    if settings.nats_addr:
+        env.append(env_var(Env.NATS_SERVER, settings.nats_addr))
+    if settings.etcd_addr:
+        env.append(env_var(Env.ETCD_ENDPOINTS, settings.etcd_addr))
+    return env
+
+
+def identity_env(
+    dynamo_namespace: str, graph_name: str | None, graph_namespace: str
+) -> list[JsonDict]:
+    """Where the component sits: its Dynamo namespace and its parent graph, if it has one."""
+    env = [env_var(Env.DYN_NAMESPACE, dynamo_namespace)]
+    if graph_name:
+        env.append(env_var(Env.PARENT_DGD_NAME, graph_name))
+        env.append(env_var(Env.PARENT_DGD_NAMESPACE, graph_namespace))
+    return env
+
+
+def component_type_env(component_type: str) -> list[JsonDict]:
+    if component_type == ComponentType.FRONTEND:
+        port = str(Ports.FRONTEND_HTTP)
+        return [env_var(Env.DYNAMO_PORT, port), env_var(Env.DYN_HTTP_PORT, port)]
+    if component_type in WORKER_LIKE_COMPONENT_TYPES:
+        return [
+            env_var(Env.DYN_SYSTEM_ENABLED, "true"),
+            env_var(Env.DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS, '["generate"]'),
+            env_var(Env.DYN_SYSTEM_PORT, str(Ports.SYSTEM)),
+        ]
+    if component_type == ComponentType.PLANNER:
+        return [env_var(Env.PLANNER_PROMETHEUS_PORT, str(Ports.PLANNER_METRICS))]
+    return []

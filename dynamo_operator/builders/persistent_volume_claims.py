@@ -1,0 +1,46 @@
+"""PersistentVolumeClaims a graph asks the operator to create (``pvcs[]`` with ``create: true``).
+
+Claims without ``create`` must already exist; the operator only mounts them. Created claims are
+owned by the graph and garbage-collected with it.
+"""
+
+from __future__ import annotations
+
+from dynamo_operator.api import DynamoGraphDeployment
+from dynamo_operator.builders.component import object_metadata
+from dynamo_operator.builders.graph import Graph
+from dynamo_operator.builders.merge import JsonDict
+from dynamo_operator.constants import Labels
+
+
+def build_persistent_volume_claims_from_graph(graph: Graph) -> list[JsonDict]:
+    claims: list[JsonDict] = []
+    for pvc in graph.spec.get("pvcs") or ():
+        if not pvc.get("create"):
+            continue
+        claims.append(
+            {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "metadata": object_metadata(
+                    pvc["name"],
+                    graph.namespace,
+                    {Labels.GRAPH_DEPLOYMENT_NAME: graph.name},
+                    {},
+                    graph.owner_reference(),
+                ),
+                "spec": {
+                    "accessModes": [pvc["volumeAccessMode"]],
+                    "storageClassName": pvc["storageClass"],
+                    "resources": {"requests": {"storage": str(pvc["size"])}},
+                },
+            }
+        )
+    claims.sort(key=lambda claim: str(claim["metadata"].get("name")))
+    return claims
+
+
+def build_persistent_volume_claims(
+    dgd: DynamoGraphDeployment, default_namespace: str = "default"
+) -> list[JsonDict]:
+    return build_persistent_volume_claims_from_graph(Graph.from_model(dgd, default_namespace))

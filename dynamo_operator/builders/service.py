@@ -1,0 +1,52 @@
+"""The Service of a component: named after its DCD, one port per named container port.
+
+A component without ports (no default port for its type and no named user port) gets no Service.
+Multinode components route to their leaders only (``role: leader``).
+"""
+
+from __future__ import annotations
+
+from dynamo_operator.builders.component import Component, object_metadata
+from dynamo_operator.builders.context import BuildContext
+from dynamo_operator.builders.labels import child_annotations, child_labels, selector_labels
+from dynamo_operator.builders.merge import JsonDict, merge_named
+from dynamo_operator.builders.ports import default_container_ports
+from dynamo_operator.constants import Labels
+
+
+def service_ports(component: Component) -> list[JsonDict]:
+    container_ports = merge_named(
+        default_container_ports(component.component_type),
+        component.main_container.get("ports"),
+    )
+    return [
+        {
+            "name": port["name"],
+            "port": port["containerPort"],
+            "targetPort": port["name"],
+            "protocol": port.get("protocol", "TCP"),
+        }
+        for port in container_ports
+        if port.get("name") and port.get("containerPort")
+    ]
+
+
+def build_service(component: Component, context: BuildContext) -> JsonDict | None:
+    ports = service_ports(component)
+    if not ports:
+        return None
+    selector = selector_labels(component)
+    if component.is_multinode:
+        selector[Labels.ROLE] = "leader"
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": object_metadata(
+            component.name,
+            component.namespace,
+            child_labels(component),
+            child_annotations(component),
+            component.owner_reference(),
+        ),
+        "spec": {"type": "ClusterIP", "selector": selector, "ports": ports},
+    }

@@ -1,0 +1,86 @@
+"""Names and numbers that form the operator's contract with users, images and dashboards.
+
+Label and annotation keys, env var names, ports and default values are quoted verbatim from the
+upstream operator (and its "Operator Default Values Injection" document) so that existing
+manifests, images and dashboards keep working. Grouped in small namespaces instead of one flat list
+so that call sites read as ``Labels.SELECTOR`` or ``Ports.SYSTEM``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+
+class Labels:
+    SELECTOR: Final = "nvidia.com/selector"
+    COMPONENT: Final = "nvidia.com/dynamo-component"
+    COMPONENT_TYPE: Final = "nvidia.com/dynamo-component-type"
+    SUB_COMPONENT_TYPE: Final = "nvidia.com/dynamo-sub-component-type"
+    DYNAMO_NAMESPACE: Final = "nvidia.com/dynamo-namespace"
+    GRAPH_DEPLOYMENT_NAME: Final = "nvidia.com/dynamo-graph-deployment-name"
+    METRICS_ENABLED: Final = "nvidia.com/metrics-enabled"
+    ROLE: Final = "role"
+    INSTANCE_ID: Final = "instance-id"
+
+
+class Annotations:
+    ENABLE_METRICS: Final = "nvidia.com/enable-metrics"
+    DISABLE_IMAGE_PULL_SECRET_DISCOVERY: Final = "nvidia.com/disable-image-pull-secret-discovery"
+    VOLCANO_GROUP_NAME: Final = "scheduling.k8s.io/group-name"
+
+
+class Ports:
+    FRONTEND_HTTP: Final = 8000
+    SYSTEM: Final = 9090
+    PLANNER_METRICS: Final = 9085
+    RAY_HEAD: Final = 6379
+    VLLM_DATA_PARALLEL_RPC: Final = 13445
+    SGLANG_DIST_INIT: Final = 29500
+    MPI_SSH: Final = 2222
+
+
+class PortNames:
+    HTTP: Final = "http"
+    SYSTEM: Final = "system"
+    METRICS: Final = "metrics"
+
+
+class Env:
+    DYN_NAMESPACE: Final = "DYN_NAMESPACE"
+    PARENT_DGD_NAME: Final = "DYN_PARENT_DGD_K8S_NAME"
+    PARENT_DGD_NAMESPACE: Final = "DYN_PARENT_DGD_K8S_NAMESPACE"
+    NATS_SERVER: Final = "NATS_SERVER"
+    ETCD_ENDPOINTS: Final = "ETCD_ENDPOINTS"
+    DYNAMO_PORT: Final = "DYNAMO_PORT"
+    DYN_HTTP_PORT: Final = "DYN_HTTP_PORT"
+    DYN_SYSTEM_ENABLED: Final = "DYN_SYSTEM_ENABLED"
+    DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS: Final = "DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS"
+    DYN_SYSTEM_PORT: Final = "DYN_SYSTEM_PORT"
+    PLANNER_PROMETHEUS_PORT: Final = "PLANNER_PROMETHEUS_PORT"
+    VLLM_CACHE_ROOT: Final = "VLLM_CACHE_ROOT"
+    OMPI_KEEP_FQDN_HOSTNAMES: Final = "OMPI_MCA_orte_keep_fqdn_hostnames"
+    LWS_LEADER_ADDRESS: Final = "LWS_LEADER_ADDRESS"
+    LWS_WORKER_INDEX: Final = "LWS_WORKER_INDEX"
+
+
+MAIN_CONTAINER_NAME: Final = "main"
+TERMINATION_GRACE_PERIOD_SECONDS: Final = 60
+PLANNER_SERVICE_ACCOUNT_NAME: Final = "planner-serviceaccount"
+
+SHARED_MEMORY_VOLUME_NAME: Final = "shared-memory"
+SHARED_MEMORY_MOUNT_PATH: Final = "/dev/shm"
+SHARED_MEMORY_DEFAULT_SIZE: Final = "8Gi"
+
+VLLM_DEFAULT_COMPILATION_CACHE_PATH: Final = "/root/.cache/vllm"
+
+GPU_RESOURCE_NAME: Final = "nvidia.com/gpu"
+HPA_DEFAULT_CPU_UTILIZATION: Final = 80
+
+MPI_SSH_SECRET_DEFAULT_NAME: Final = "mpi-run-ssh-secret"
+MPI_SSH_MOUNT_PATH: Final = "/ssh-pk"
+
+DOCKER_CONFIG_JSON_SECRET_TYPE: Final = "kubernetes.io/dockerconfigjson"
+DOCKER_CONFIG_JSON_KEY: Final = ".dockerconfigjson"
+DOCKER_HUB_HOST: Final = "docker.io"
+
+DEFAULT_INGRESS_HOST_SUFFIX: Final = "local"

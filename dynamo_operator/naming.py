@@ -1,0 +1,57 @@
+"""Deterministic names of the objects the operator creates, and the Dynamo namespace.
+
+Every name is a pure function of its parent's name, so the operator finds its children again after
+a restart without storing anything. The DNS checks let validation reject a graph whose children
+would be refused by the API server later.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS1123_SUBDOMAIN = re.compile(
+    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+)
+DNS1123_LABEL_MAX_LENGTH = 63
+DNS1123_SUBDOMAIN_MAX_LENGTH = 253
+
+
+def is_dns1123_label(name: str) -> bool:
+    """Names of Services (and anything used as a hostname label) must be DNS-1123 labels."""
+    return len(name) <= DNS1123_LABEL_MAX_LENGTH and bool(_DNS1123_LABEL.match(name))
+
+
+def is_dns1123_subdomain(name: str) -> bool:
+    """Names of most namespaced objects (Deployments, DCDs, PVCs) must be DNS-1123 subdomains."""
+    return len(name) <= DNS1123_SUBDOMAIN_MAX_LENGTH and bool(_DNS1123_SUBDOMAIN.match(name))
+
+
+def component_deployment_name(graph_name: str, service_name: str) -> str:
+    """``<dgd>-<lowercase service>``: the DCD, and after it its Deployment and Service."""
+    return f"{graph_name}-{service_name.lower()}"
+
+
+def leader_worker_set_name(component_name: str, instance: int) -> str:
+    """One LeaderWorkerSet (and Volcano PodGroup) per replica: ``<dcd>-<replica index>``."""
+    return f"{component_name}-{instance}"
+
+
+def default_dynamo_namespace(kubernetes_namespace: str, graph_name: str) -> str:
+    """``<kubernetes namespace>-<dgd name>``; dots are not allowed in a Dynamo namespace."""
+    return f"{kubernetes_namespace}-{graph_name.replace('.', '-')}"
+
+
+def dynamo_namespace(
+    kubernetes_namespace: str, graph_name: str, declared: Iterable[str | None] = ()
+) -> str:
+    """The Dynamo namespace shared by all services of a graph.
+
+    The first declared ``dynamoNamespace`` (in the caller's order) wins; validation rejects a graph
+    whose services disagree, so "first" only matters for input that skipped validation.
+    """
+    for value in declared:
+        if value:
+            return value
+    return default_dynamo_namespace(kubernetes_namespace, graph_name)
