@@ -1,0 +1,127 @@
+"""End-to-end fixtures: a real Kubernetes API server for every test in ``e2e/``.
+
+By default the session starts the local control plane from ``hack/localcluster`` (building its
+binaries first if the cache lacks them; a failed build fails the tests loudly, it never skips them).
+With ``DYNAMO_E2E_KUBECONFIG=<path>`` the tests run against that cluster instead (e.g. kind);
+tests that need to restart the apiserver, compact etcd or reach a webhook on 127.0.0.1 carry the
+``local_control_plane`` marker and are deselected there with
+``-m "e2e and not local_control_plane"``.
+
+Fixtures (the cross-team contract):
+- ``control_plane`` (session): ``.kubeconfig``, ``.server``, ``.restart_apiserver()``,
+  ``.compact_etcd()``; sets ``os.environ["KUBECONFIG"]``.
+- ``kubeconfig`` (session): the kubeconfig path.
+- ``namespace`` (function): a fresh namespace, deleted after the test.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import sys
+import tempfile
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import kr8s
+import pytest
+import yaml
+from kr8s.objects import Namespace
+
+_HACK = Path(__file__).resolve().parent.parent / "hack"
+if str(_HACK) not in sys.path:
+    sys.path.insert(0, str(_HACK))
+
+from localcluster import LocalCluster, ensure_binaries  # noqa: E402
+
+EXTERNAL_KUBECONFIG_ENV = "DYNAMO_E2E_KUBECONFIG"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "local_control_plane: needs the local control plane (restart, etcd, 127.0.0.1 webhooks)",
+    )
+
+
+@dataclass
+class ControlPlane:
+    kubeconfig: Path
+    server: str
+    local: LocalCluster | None
+    """The local control plane's processes and PKI; None on an external cluster."""
+
+    def restart_apiserver(self) -> None:
+        """Stop kube-apiserver and start it again on the same port with the same etcd."""
+        self._require_local("restart_apiserver").restart_apiserver()
+
+    def compact_etcd(self) -> int:
+        """Compact etcd to its current revision; returns that revision."""
+        return self._require_local("compact_etcd").compact_etcd()
+
+    def _require_local(self, what: str) -> LocalCluster:
+        if self.local is None:
+            raise RuntimeError(
+                f"{what}() needs the local control plane, not the cluster in "
+                f"{EXTERNAL_KUBECONFIG_ENV}; mark the test local_control_plane"
+            )
+        return self.local
+
+
+@pytest.fixture(scope="session")
+def control_plane() -> Iterator[ControlPlane]:
+    external = os.environ.get(EXTERNAL_KUBECONFIG_ENV)
+    if external:
+        path = Path(external)
+        os.environ["KUBECONFIG"] = str(path)
+        yield ControlPlane(path, _current_server(path), local=None)
+        return
+    binaries = ensure_binaries(show_progress=True)
+    workdir = Path(tempfile.mkdtemp(prefix="dynamo-e2e-control-plane-"))
+    cluster = LocalCluster.create(binaries, workdir, die_with_parent=True)
+    # Belt and braces: pytest runs fixture teardown on failures and Ctrl-C, atexit covers an
+    # interpreter exit that skips it, and PR_SET_PDEATHSIG covers a killed interpreter.
+    atexit.register(cluster.stop)
+    try:
+        cluster.start()
+        os.environ["KUBECONFIG"] = str(cluster.kubeconfig)
+        yield ControlPlane(cluster.kubeconfig, cluster.server, local=cluster)
+    finally:
+        cluster.stop()
+        atexit.unregister(cluster.stop)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def kubeconfig(control_plane: ControlPlane) -> Path:
+    return control_plane.kubeconfig
+
+
+@pytest.fixture(scope="session")
+def kr8s_api(kubeconfig: Path) -> kr8s.Api:
+    """A synchronous kr8s client for the harness's own work (namespaces, smoke tests)."""
+    return kr8s.api(kubeconfig=str(kubeconfig))
+
+
+@pytest.fixture
+def namespace(kr8s_api: kr8s.Api, request: pytest.FixtureRequest) -> Iterator[str]:
+    # A readable prefix from the test name helps when reading apiserver logs.
+    stem = "".join(c if c.isalnum() else "-" for c in request.node.name.lower())[:40].strip("-")
+    name = f"{stem}-{uuid.uuid4().hex[:6]}"
+    namespace = Namespace({"metadata": {"name": name}}, api=kr8s_api)
+    namespace.create()
+    try:
+        yield name
+    finally:
+        namespace.delete()
+
+
+def _current_server(kubeconfig: Path) -> str:
+    config = yaml.safe_load(kubeconfig.read_text())
+    context_name = config.get("current-context")
+    context = next(c["context"] for c in config["contexts"] if c["name"] == context_name)
+    cluster = next(c["cluster"] for c in config["clusters"] if c["name"] == context["cluster"])
+    return str(cluster["server"])

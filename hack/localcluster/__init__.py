@@ -1,0 +1,23 @@
+"""The local Kubernetes control plane used by ``hack/local-cluster`` and ``e2e/conftest.py``.
+
+Not part of the operator: a developer and test tool, loaded from ``hack/`` by path.
+"""
+
+from .admin_client import AdminClient, ApiError
+from .binaries import Binaries, BuildError, ensure_binaries
+from .cluster import LocalCluster, install_crd
+from .pki import KeyPair, Pki
+from .processes import StartupError
+
+__all__ = [
+    "AdminClient",
+    "ApiError",
+    "Binaries",
+    "BuildError",
+    "KeyPair",
+    "LocalCluster",
+    "Pki",
+    "StartupError",
+    "ensure_binaries",
+    "install_crd",
+]

@@ -1,0 +1,204 @@
+"""A throw-away PKI for the local control plane, and the admin kubeconfig that uses it.
+
+One CA signs everything: the apiserver's serving certificate (SAN 127.0.0.1), the admin client
+certificate (group ``system:masters``, which the apiserver authorizes without RBAC) and any serving
+certificate a test needs for a webhook on 127.0.0.1. The service-account token key pair is separate
+because the apiserver wants a plain key there, not a certificate.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import ipaddress
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+_VALIDITY = datetime.timedelta(days=365)
+_LOOPBACK_NAMES = ("localhost",)
+_LOOPBACK_IPS = ("127.0.0.1",)
+
+
+@dataclass(frozen=True)
+class KeyPair:
+    """PEM files of one certificate and its private key."""
+
+    cert: Path
+    key: Path
+
+
+@dataclass(frozen=True)
+class Pki:
+    """Every file the control plane's components are started with."""
+
+    ca: KeyPair
+    apiserver: KeyPair
+    admin: KeyPair
+    service_account_key: Path
+    service_account_public_key: Path
+
+    def issue_serving_cert(self, directory: Path, name: str) -> KeyPair:
+        """Issue a serving certificate for 127.0.0.1/localhost signed by the cluster CA.
+
+        Tests use it for webhook servers: the CA file then goes into the webhook's ``caBundle``.
+        """
+        return _issue(self.ca, directory, name, common_name=name, server=True)
+
+
+def create_pki(directory: Path) -> Pki:
+    directory.mkdir(parents=True, exist_ok=True)
+    ca = _create_ca(directory)
+    apiserver = _issue(ca, directory, "apiserver", common_name="kube-apiserver", server=True)
+    admin = _issue(ca, directory, "admin", common_name="local-admin", organization="system:masters")
+    sa_key = ec.generate_private_key(ec.SECP256R1())
+    sa_key_path = _write(directory / "service-account.key", _private_pem(sa_key))
+    sa_pub_path = _write(
+        directory / "service-account.pub",
+        sa_key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        ),
+    )
+    return Pki(ca, apiserver, admin, sa_key_path, sa_pub_path)
+
+
+def load_pki(directory: Path) -> Pki:
+    """The Pki of an earlier :func:`create_pki` in ``directory`` (files are not re-read)."""
+
+    def pair(name: str) -> KeyPair:
+        return KeyPair(directory / f"{name}.crt", directory / f"{name}.key")
+
+    return Pki(
+        pair("ca"),
+        pair("apiserver"),
+        pair("admin"),
+        directory / "service-account.key",
+        directory / "service-account.pub",
+    )
+
+
+def write_kubeconfig(path: Path, *, server: str, pki: Pki) -> Path:
+    """A kubeconfig with embedded CA and admin client certificate (JSON is valid YAML)."""
+
+    def b64(file: Path) -> str:
+        return base64.b64encode(file.read_bytes()).decode()
+
+    lines = [
+        "apiVersion: v1",
+        "kind: Config",
+        "clusters:",
+        "- name: local",
+        "  cluster:",
+        f"    server: {server}",
+        f"    certificate-authority-data: {b64(pki.ca.cert)}",
+        "users:",
+        "- name: local-admin",
+        "  user:",
+        f"    client-certificate-data: {b64(pki.admin.cert)}",
+        f"    client-key-data: {b64(pki.admin.key)}",
+        "contexts:",
+        "- name: local",
+        "  context: {cluster: local, user: local-admin, namespace: default}",
+        "current-context: local",
+    ]
+    return _write(path, ("\n".join(lines) + "\n").encode())
+
+
+def _create_ca(directory: Path) -> KeyPair:
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "dynamo-local-cluster-ca")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + _VALIDITY)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                key_cert_sign=True,
+                crl_sign=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    return _write_pair(directory, "ca", cert, key)
+
+
+def _issue(
+    ca: KeyPair,
+    directory: Path,
+    name: str,
+    *,
+    common_name: str,
+    organization: str | None = None,
+    server: bool = False,
+) -> KeyPair:
+    ca_cert = x509.load_pem_x509_certificate(ca.cert.read_bytes())
+    ca_key = serialization.load_pem_private_key(ca.key.read_bytes(), password=None)
+    assert isinstance(ca_key, ec.EllipticCurvePrivateKey)
+    key = ec.generate_private_key(ec.SECP256R1())
+    attributes = [x509.NameAttribute(NameOID.COMMON_NAME, common_name)]
+    if organization:
+        attributes.insert(0, x509.NameAttribute(NameOID.ORGANIZATION_NAME, organization))
+    now = datetime.datetime.now(datetime.UTC)
+    usage = ExtendedKeyUsageOID.SERVER_AUTH if server else ExtendedKeyUsageOID.CLIENT_AUTH
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name(attributes))
+        .issuer_name(ca_cert.subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + _VALIDITY)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()),
+            critical=False,
+        )
+    )
+    if server:
+        alt_names: list[x509.GeneralName] = [x509.DNSName(n) for n in _LOOPBACK_NAMES]
+        alt_names += [x509.IPAddress(ipaddress.ip_address(ip)) for ip in _LOOPBACK_IPS]
+        builder = builder.add_extension(x509.SubjectAlternativeName(alt_names), critical=False)
+    return _write_pair(directory, name, builder.sign(ca_key, hashes.SHA256()), key)
+
+
+def _write_pair(
+    directory: Path, name: str, cert: x509.Certificate, key: ec.EllipticCurvePrivateKey
+) -> KeyPair:
+    return KeyPair(
+        _write(directory / f"{name}.crt", cert.public_bytes(serialization.Encoding.PEM)),
+        _write(directory / f"{name}.key", _private_pem(key)),
+    )
+
+
+def _private_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
+    return key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    path.chmod(0o600)
+    return path

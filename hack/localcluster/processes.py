@@ -1,0 +1,127 @@
+"""Start, watch and stop the control plane's processes, by PID only.
+
+Each process gets its own session (so a Ctrl-C in the terminal reaches only the harness, which then
+stops the processes in order) and a log file. When ``die_with_parent`` is set, Linux's
+PR_SET_PDEATHSIG makes the kernel SIGTERM the process if the harness itself dies, so even a killed
+pytest leaves nothing behind. A PID is signalled only while /proc says it still runs the binary we
+started, so a recycled PID is never hit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+_PR_SET_PDEATHSIG = 1
+
+
+class StartupError(RuntimeError):
+    """A component exited or did not become ready in time; the message carries its log tail."""
+
+
+@dataclass
+class ManagedProcess:
+    name: str
+    pid: int
+    binary: Path
+    log: Path
+    popen: subprocess.Popen[bytes] | None = None
+
+    def alive(self) -> bool:
+        if self.popen is not None:
+            return self.popen.poll() is None
+        try:
+            cmdline = Path(f"/proc/{self.pid}/cmdline").read_bytes()
+        except OSError:
+            return False
+        state = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+        return cmdline.split(b"\0", 1)[0] == os.fsencode(self.binary) and state != "Z"
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            text = self.log.read_text(errors="replace")
+        except OSError:
+            return "(no log)"
+        return "\n".join(text.splitlines()[-lines:])
+
+    def stop(self, *, timeout: float = 15.0) -> None:
+        """SIGTERM, wait, then SIGKILL; a no-op for a process that is already gone."""
+        if not self.alive():
+            self._reap()
+            return
+        os.kill(self.pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while self.alive() and time.monotonic() < deadline:
+            self._reap()
+            time.sleep(0.05)
+        if self.alive():
+            os.kill(self.pid, signal.SIGKILL)
+        self._reap()
+
+    def _reap(self) -> None:
+        if self.popen is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.popen.wait(timeout=0.05)
+
+
+def start_process(
+    name: str,
+    argv: Sequence[str | Path],
+    *,
+    log_dir: Path,
+    die_with_parent: bool,
+    env: dict[str, str] | None = None,
+) -> ManagedProcess:
+    log = log_dir / f"{name}.log"
+    binary = Path(argv[0])
+    with log.open("ab") as log_file:
+        popen = subprocess.Popen(
+            [str(a) for a in argv],
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, **(env or {})},
+            preexec_fn=_die_with_parent if die_with_parent and _on_main_thread() else None,
+        )
+    return ManagedProcess(name, popen.pid, binary, log, popen)
+
+
+def wait_until(
+    process: ManagedProcess, what: str, check: Callable[[], bool], *, timeout: float
+) -> float:
+    """Poll ``check`` until true; fail fast with the log tail if the process dies first.
+
+    Returns the seconds waited (printed in the startup summary, never asserted).
+    """
+    started = time.monotonic()
+    while not check():
+        if not process.alive():
+            raise StartupError(
+                f"{process.name} exited while waiting for {what}:\n{process.log_tail()}"
+            )
+        if time.monotonic() - started > timeout:
+            raise StartupError(
+                f"{process.name}: {what} not reached in {timeout:.0f}s:\n{process.log_tail()}"
+            )
+        time.sleep(0.1)
+    return time.monotonic() - started
+
+
+def _on_main_thread() -> bool:
+    # PR_SET_PDEATHSIG fires when the *thread* that forked exits: a worker thread of a pool would
+    # take the process down with it, so only processes started from the main thread get it.
+    return threading.current_thread() is threading.main_thread()
+
+
+def _die_with_parent() -> None:
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
