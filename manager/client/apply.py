@@ -1,0 +1,120 @@
+"""Compare-before-apply: is a server-side apply of `desired` going to change `live`?
+
+Server-side apply is the intent of one field manager, so `live` only has to agree with `desired`
+on the fields `desired` sets; everything else in `live` (server defaults, status, other managers'
+fields, metadata the server owns) is ignored. Rules, chosen so that a converged object compares
+equal and the operator writes nothing at steady state:
+
+- maps: every key of `desired` must match in `live`; extra keys in `live` are fine; a missing map
+  or list in `live` equals an empty one (the API server drops empty collections);
+- lists: same length, and each element of `desired` matches the element at the same position
+  (lists of maps merged by key keep the order they were applied in);
+- `None` in `desired` means the field must be absent from `live`;
+- scalars: equal values of the same JSON type (`True` is not `1`); two resource quantities that
+  the API server would canonicalise differently ("1000m" and "1", "0.5Gi" and "512Mi") are equal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+__all__ = ["find_difference", "needs_apply"]
+
+_MISSING: Any = object()
+
+_QUANTITY = re.compile(
+    r"^([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$"
+)
+_SUFFIX = {
+    "n": Decimal("1e-9"),
+    "u": Decimal("1e-6"),
+    "m": Decimal("1e-3"),
+    "": Decimal(1),
+    "k": Decimal("1e3"),
+    "M": Decimal("1e6"),
+    "G": Decimal("1e9"),
+    "T": Decimal("1e12"),
+    "P": Decimal("1e15"),
+    "E": Decimal("1e18"),
+    "Ki": Decimal(2**10),
+    "Mi": Decimal(2**20),
+    "Gi": Decimal(2**30),
+    "Ti": Decimal(2**40),
+    "Pi": Decimal(2**50),
+    "Ei": Decimal(2**60),
+}
+
+
+def needs_apply(desired: Mapping[str, Any], live: Mapping[str, Any] | None) -> bool:
+    """True when applying `desired` could change `live` (or `live` does not exist)."""
+    return live is None or find_difference(desired, live) is not None
+
+
+def find_difference(desired: Any, live: Any, path: str = "") -> str | None:
+    """The dotted path of the first field where `live` disagrees with `desired`, or None."""
+    if desired is None:
+        return None if live is _MISSING or live is None else path or "."
+    if isinstance(desired, Mapping):
+        return _map_difference(desired, live, path)
+    if isinstance(desired, Sequence) and not isinstance(desired, str | bytes):
+        return _list_difference(desired, live, path)
+    return None if _scalars_equal(desired, live) else path or "."
+
+
+def _map_difference(desired: Mapping[str, Any], live: Any, path: str) -> str | None:
+    if live is _MISSING or live is None:
+        live = {}
+    if not isinstance(live, Mapping):
+        return path or "."
+    for key, value in desired.items():
+        found = find_difference(value, live.get(key, _MISSING), f"{path}.{key}" if path else key)
+        if found is not None:
+            return found
+    return None
+
+
+def _list_difference(desired: Sequence[Any], live: Any, path: str) -> str | None:
+    if live is _MISSING or live is None:
+        live = []
+    if not isinstance(live, Sequence) or isinstance(live, str | bytes):
+        return path or "."
+    if len(desired) != len(live):
+        return path or "."
+    for index, (want, have) in enumerate(zip(desired, live, strict=True)):
+        found = find_difference(want, have, f"{path}[{index}]")
+        if found is not None:
+            return found
+    return None
+
+
+def _scalars_equal(desired: Any, live: Any) -> bool:
+    if live is _MISSING:
+        return False
+    if isinstance(desired, bool) or isinstance(live, bool):
+        return type(desired) is type(live) and desired == live
+    if desired == live:
+        return True
+    if isinstance(desired, str) and isinstance(live, str):
+        return _quantities_equal(desired, live)
+    return False
+
+
+def _quantities_equal(a: str, b: str) -> bool:
+    first, second = _parse_quantity(a), _parse_quantity(b)
+    return first is not None and first == second
+
+
+def _parse_quantity(text: str) -> Decimal | None:
+    match = _QUANTITY.match(text)
+    if match is None:
+        return None
+    number, suffix = match.group(1), match.group(2) or ""
+    try:
+        if suffix[:1] in ("e", "E"):
+            return Decimal(number + suffix)
+        return Decimal(number) * _SUFFIX[suffix]
+    except InvalidOperation:
+        return None

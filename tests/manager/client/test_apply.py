@@ -1,0 +1,117 @@
+from typing import Any
+
+import pytest
+
+from manager.client import find_difference, needs_apply
+
+DESIRED: dict[str, Any] = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "web", "namespace": "ns", "labels": {"app": "web"}},
+    "spec": {
+        "replicas": 2,
+        "template": {
+            "spec": {
+                "containers": [
+                    {
+                        "name": "main",
+                        "image": "nginx:1",
+                        "resources": {"limits": {"cpu": "1000m", "memory": "1Gi"}},
+                        "ports": [{"name": "http", "containerPort": 8000}],
+                    }
+                ]
+            }
+        },
+    },
+}
+
+
+def live_copy(**spec_overrides: Any) -> dict[str, Any]:
+    """What the API server returns after applying DESIRED: defaults, status, server metadata."""
+    container = {
+        "name": "main",
+        "image": "nginx:1",
+        "imagePullPolicy": "IfNotPresent",
+        "terminationMessagePath": "/dev/termination-log",
+        "resources": {"limits": {"cpu": "1", "memory": "1Gi"}},
+        "ports": [{"name": "http", "containerPort": 8000, "protocol": "TCP"}],
+    }
+    spec = {
+        "replicas": 2,
+        "revisionHistoryLimit": 10,
+        "template": {"spec": {"containers": [container], "restartPolicy": "Always"}},
+        **spec_overrides,
+    }
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": "web",
+            "namespace": "ns",
+            "uid": "1234",
+            "resourceVersion": "99",
+            "generation": 3,
+            "labels": {"app": "web", "added-by-someone-else": "yes"},
+        },
+        "spec": spec,
+        "status": {"replicas": 2},
+    }
+
+
+def test_an_applied_object_with_server_defaults_matches_its_intent() -> None:
+    assert find_difference(DESIRED, live_copy()) is None
+    assert not needs_apply(DESIRED, live_copy())
+
+
+def test_a_missing_live_object_needs_an_apply() -> None:
+    assert needs_apply(DESIRED, None)
+
+
+def test_a_changed_field_we_set_is_reported_by_its_path() -> None:
+    assert find_difference(DESIRED, live_copy(replicas=3)) == "spec.replicas"
+
+
+def test_a_change_inside_a_list_element_is_reported_with_its_index() -> None:
+    live = live_copy()
+    live["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:2"
+
+    assert find_difference(DESIRED, live) == "spec.template.spec.containers[0].image"
+
+
+def test_a_list_of_another_length_differs() -> None:
+    live = live_copy()
+    live["spec"]["template"]["spec"]["containers"].append({"name": "sidecar"})
+
+    assert find_difference(DESIRED, live) == "spec.template.spec.containers"
+
+
+@pytest.mark.parametrize(
+    ("desired", "live", "equal"),
+    [
+        ("1000m", "1", True),
+        ("0.5Gi", "512Mi", True),
+        ("1e3", "1k", True),
+        ("100m", "0.1", True),
+        ("2", "1", False),
+        ("web", "web2", False),
+        (True, 1, False),
+        (1, 1.0, True),
+        (False, None, False),
+    ],
+)
+def test_scalars_compare_by_value_and_json_type(desired: Any, live: Any, equal: bool) -> None:
+    assert (find_difference({"f": desired}, {"f": live}) is None) is equal
+
+
+def test_empty_collections_match_fields_the_server_dropped() -> None:
+    assert find_difference({"spec": {"env": [], "selector": {}}}, {"spec": {}}) is None
+
+
+def test_none_requires_the_field_to_be_absent() -> None:
+    assert find_difference({"spec": {"paused": None}}, {"spec": {}}) is None
+    assert find_difference({"spec": {"paused": None}}, {"spec": {"paused": True}}) == "spec.paused"
+
+
+def test_a_type_change_between_map_list_and_scalar_differs() -> None:
+    assert find_difference({"a": {"b": 1}}, {"a": "text"}) == "a"
+    assert find_difference({"a": [1]}, {"a": {"0": 1}}) == "a"
