@@ -1,0 +1,18 @@
+"""Validation of Dynamo objects, shared by the admission webhooks, the reconcilers and the CLI."""
+
+from dynamo_operator.validation.dispatch import validate_create, validate_update
+from dynamo_operator.validation.result import (
+    FieldIssue,
+    IssueReason,
+    UnknownKindError,
+    ValidationResult,
+)
+
+__all__ = [
+    "FieldIssue",
+    "IssueReason",
+    "UnknownKindError",
+    "ValidationResult",
+    "validate_create",
+    "validate_update",
+]

@@ -1,0 +1,133 @@
+"""Rules for DynamoGraphDeployment: the object alone on create, and against its old self on update.
+
+A graph must be renderable: names of generated children valid, mounts pointing at declared PVCs,
+one Dynamo namespace for all services. Rule order follows reference §6.2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from dynamo_operator.api import DynamoGraphDeployment
+from dynamo_operator.naming import component_deployment_name, default_dynamo_namespace
+from dynamo_operator.validation.collector import IssueCollector
+from dynamo_operator.validation.names import (
+    check_component_names,
+    check_dynamo_namespace,
+    check_pvc_name,
+)
+from dynamo_operator.validation.paths import join_path
+from dynamo_operator.validation.result import IssueReason
+from dynamo_operator.validation.service import effective_backend, validate_service
+from dynamo_operator.validation.wire import node_count_of, spec_of
+
+DEFAULT_NAMESPACE = "default"
+
+
+def validate_graph_deployment(graph: DynamoGraphDeployment, issues: IssueCollector) -> None:
+    spec = graph.spec
+    if not spec.services:
+        issues.error("spec.services", "must have at least one service")
+    declared_pvcs = _check_pvcs(graph, issues)
+    for service_name, service in spec.services.items():
+        path = join_path("spec.services", service_name)
+        backend = effective_backend(service, spec.backend_framework, issues, path)
+        validate_service(service, path, backend, declared_pvcs, issues)
+    _check_generated_names(graph, issues)
+    _check_dynamo_namespace(graph, issues)
+
+
+def validate_graph_deployment_update(
+    new: Mapping[str, Any], old: Mapping[str, Any], issues: IssueCollector
+) -> None:
+    """Stateful rules, read from the wire form so that an old object stored before a rule existed
+    (and that would no longer parse) cannot block every later update."""
+    new_spec, old_spec = spec_of(new), spec_of(old)
+    old_backend, new_backend = old_spec.get("backendFramework"), new_spec.get("backendFramework")
+    if old_backend != new_backend:
+        issues.error(
+            "spec.backendFramework",
+            f"is immutable (was {old_backend!r}, now {new_backend!r})",
+            IssueReason.IMMUTABLE_FIELD_CHANGED,
+        )
+    old_services, new_services = old_spec.get("services"), new_spec.get("services")
+    if not isinstance(old_services, Mapping) or not isinstance(new_services, Mapping):
+        return
+    for name in new_services.keys() & old_services.keys():
+        was_multinode = node_count_of(old_services[name]) > 1
+        if was_multinode != (node_count_of(new_services[name]) > 1):
+            before, after = (
+                ("multinode", "single-node") if was_multinode else ("single-node", "multinode")
+            )
+            issues.error(
+                join_path("spec.services", name, "multinode"),
+                f"cannot change node topology from {before} to {after} after creation; "
+                "delete and recreate the service",
+                IssueReason.IMMUTABLE_FIELD_CHANGED,
+            )
+
+
+def _check_pvcs(graph: DynamoGraphDeployment, issues: IssueCollector) -> set[str]:
+    names: set[str] = set()
+    for index, pvc in enumerate(graph.spec.pvcs or ()):
+        path = join_path("spec.pvcs", index, "name")
+        if pvc.name in names:
+            issues.error(path, f"duplicate PVC '{pvc.name}'")
+        names.add(pvc.name)
+        check_pvc_name(issues, path, pvc.name)
+    return names
+
+
+def _check_generated_names(graph: DynamoGraphDeployment, issues: IssueCollector) -> None:
+    graph_name = graph.metadata.name
+    if not graph_name:
+        if not graph.metadata.generate_name:
+            issues.error(
+                "metadata.name", "required field is missing", IssueReason.MISSING_REQUIRED_FIELD
+            )
+        return
+    owners: dict[str, str] = {}
+    for service_name, service in graph.spec.services.items():
+        path = join_path("spec.services", service_name)
+        component_name = component_deployment_name(graph_name, service_name)
+        if component_name in owners:
+            issues.error(
+                path,
+                f"generates the same component name '{component_name}' as service "
+                f"'{owners[component_name]}'",
+                IssueReason.INVALID_NAME,
+            )
+        owners.setdefault(component_name, service_name)
+        check_component_names(
+            issues, path, component_name, service.effective_replicas, service.node_count
+        )
+
+
+def _check_dynamo_namespace(graph: DynamoGraphDeployment, issues: IssueCollector) -> None:
+    declared = {
+        name: service.dynamo_namespace
+        for name, service in graph.spec.services.items()
+        if service.dynamo_namespace
+    }
+    distinct = sorted(set(declared.values()))
+    if len(distinct) > 1:
+        first_value = next(iter(declared.values()))
+        for name, value in declared.items():
+            if value != first_value:
+                issues.error(
+                    join_path("spec.services", name, "dynamoNamespace"),
+                    f"'{value}' differs from '{first_value}'; all services of a graph share "
+                    "one Dynamo namespace",
+                )
+        return
+    if distinct:
+        for name, value in declared.items():
+            check_dynamo_namespace(
+                issues, join_path("spec.services", name, "dynamoNamespace"), value, declared=True
+            )
+        return
+    if graph.metadata.name:
+        namespace = graph.metadata.namespace or DEFAULT_NAMESPACE
+        derived = default_dynamo_namespace(namespace, graph.metadata.name)
+        check_dynamo_namespace(issues, "metadata.name", derived, declared=False)

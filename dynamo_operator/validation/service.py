@@ -1,0 +1,155 @@
+"""Rules for one service entry, shared by a graph's services and a component deployment's spec.
+
+``backend`` is the effective backend (explicit, else detected from the launch command); it decides
+whether a compilation cache without a mount point has a default. ``declared_pvcs`` is None for a
+standalone component deployment, whose mounts refer to claims that already exist.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from dynamo_operator.api import BackendFramework, DynamoComponentDeploymentSharedSpec
+from dynamo_operator.validation.collector import IssueCollector
+from dynamo_operator.validation.paths import join_path
+
+_LAUNCH_MODULE = re.compile(r"python[0-9.]*\s.*-m\s+dynamo\.(vllm|sglang|trtllm)\b")
+
+
+def detect_backends(service: DynamoComponentDeploymentSharedSpec) -> set[BackendFramework]:
+    """Backends named by the main container's ``python -m dynamo.<backend>`` launch command."""
+    container = (service.extra_pod_spec.main_container if service.extra_pod_spec else None) or {}
+    words = [*_strings(container.get("command")), *_strings(container.get("args"))]
+    return {BackendFramework(match) for match in _LAUNCH_MODULE.findall(" ".join(words))}
+
+
+def effective_backend(
+    service: DynamoComponentDeploymentSharedSpec,
+    declared: BackendFramework | None,
+    issues: IssueCollector,
+    path: str,
+) -> BackendFramework | None:
+    detected = detect_backends(service)
+    if len(detected) > 1:
+        names = ", ".join(sorted(detected))
+        issues.error(
+            join_path(path, "extraPodSpec", "mainContainer"), f"launches several backends: {names}"
+        )
+        return declared
+    if detected:
+        [backend] = detected
+        if declared is not None and backend != declared:
+            issues.error(
+                join_path(path, "extraPodSpec", "mainContainer"),
+                f"launches dynamo.{backend} but backendFramework is {declared}",
+            )
+        return backend
+    return declared
+
+
+def validate_service(
+    service: DynamoComponentDeploymentSharedSpec,
+    path: str,
+    backend: BackendFramework | None,
+    declared_pvcs: Collection[str] | None,
+    issues: IssueCollector,
+) -> None:
+    _check_ingress(service, path, issues)
+    _check_volume_mounts(service, path, backend, declared_pvcs, issues)
+    _check_shared_memory(service, path, issues)
+    _check_autoscaling(service, path, issues)
+    _check_unique_env_names(service, path, issues)
+
+
+def _check_ingress(
+    service: DynamoComponentDeploymentSharedSpec, path: str, issues: IssueCollector
+) -> None:
+    ingress = service.ingress
+    if ingress is not None and ingress.enabled and not ingress.host:
+        issues.error(join_path(path, "ingress", "host"), "required when ingress is enabled")
+
+
+def _check_volume_mounts(
+    service: DynamoComponentDeploymentSharedSpec,
+    path: str,
+    backend: BackendFramework | None,
+    declared_pvcs: Collection[str] | None,
+    issues: IssueCollector,
+) -> None:
+    seen: set[str] = set()
+    cache_mounts = 0
+    for index, mount in enumerate(service.volume_mounts or ()):
+        mount_path = join_path(path, "volumeMounts", index)
+        if mount.name in seen:
+            issues.error(join_path(mount_path, "name"), f"PVC '{mount.name}' is mounted twice")
+        seen.add(mount.name)
+        if declared_pvcs is not None and mount.name not in declared_pvcs:
+            issues.error(
+                join_path(mount_path, "name"), f"PVC '{mount.name}' is not declared in spec.pvcs"
+            )
+        cache_mounts += mount.use_as_compilation_cache
+        if mount.mount_point:
+            continue
+        if not mount.use_as_compilation_cache:
+            issues.error(
+                join_path(mount_path, "mountPoint"), "required when useAsCompilationCache is false"
+            )
+        elif backend in (BackendFramework.SGLANG, BackendFramework.TRTLLM):
+            issues.error(
+                join_path(mount_path, "mountPoint"),
+                f"required for a compilation cache with the {backend} backend "
+                "(only vLLM has a default path)",
+            )
+        elif backend is None:
+            issues.warn(
+                join_path(mount_path, "mountPoint"),
+                "compilation cache without a mount point: only the vLLM backend has a default path",
+            )
+    if cache_mounts > 1:
+        issues.warn(
+            join_path(path, "volumeMounts"), "only the first compilation cache mount is used"
+        )
+
+
+def _check_shared_memory(
+    service: DynamoComponentDeploymentSharedSpec, path: str, issues: IssueCollector
+) -> None:
+    shared_memory = service.shared_memory
+    if shared_memory is not None and not shared_memory.disabled and not shared_memory.size:
+        issues.error(join_path(path, "sharedMemory", "size"), "required when disabled is false")
+
+
+def _check_autoscaling(
+    service: DynamoComponentDeploymentSharedSpec, path: str, issues: IssueCollector
+) -> None:
+    autoscaling = service.autoscaling
+    if autoscaling is None or not autoscaling.enabled:
+        return
+    low, high = autoscaling.min_replicas, autoscaling.max_replicas
+    if low is not None and high is not None and low > high:
+        issues.error(
+            join_path(path, "autoscaling", "minReplicas"),
+            f"{low} is greater than maxReplicas {high}",
+        )
+    if high is None:
+        issues.error(
+            join_path(path, "autoscaling", "maxReplicas"), "required when autoscaling is enabled"
+        )
+
+
+def _check_unique_env_names(
+    service: DynamoComponentDeploymentSharedSpec, path: str, issues: IssueCollector
+) -> None:
+    seen: set[str] = set()
+    for index, env in enumerate(service.envs or ()):
+        if env.name in seen:
+            issues.error(
+                join_path(path, "envs", index, "name"),
+                f"duplicate environment variable '{env.name}'",
+            )
+        seen.add(env.name)
+
+
+def _strings(value: object) -> list[str]:
+    return [str(item) for item in value] if isinstance(value, list) else []
