@@ -1,0 +1,133 @@
+"""Golden render cases: every directory under ``builders/golden`` holds ``input.yaml`` (documents),
+an optional ``settings.yaml`` (OperatorSettings keyword arguments) and ``expected.yaml`` (the
+warnings and every rendered object). Regenerate after an intended change with
+``DYNAMO_UPDATE_GOLDENS=1 pytest tests/dynamo_operator/test_render.py`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from dynamo_operator.render import RenderError, render_objects
+from dynamo_operator.settings import OperatorSettings
+
+GOLDEN = Path(__file__).parent / "builders" / "golden"
+CASES = sorted(path.name for path in GOLDEN.iterdir() if (path / "input.yaml").exists())
+UPDATE = os.environ.get("DYNAMO_UPDATE_GOLDENS") == "1"
+
+
+class _NoAliasDumper(yaml.SafeDumper):
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def load_documents(case: str) -> list[dict[str, Any]]:
+    text = (GOLDEN / case / "input.yaml").read_text()
+    return [doc for doc in yaml.safe_load_all(text) if doc]
+
+
+def load_settings(case: str) -> OperatorSettings:
+    path = GOLDEN / case / "settings.yaml"
+    if not path.exists():
+        return OperatorSettings()
+    values = yaml.safe_load(path.read_text())
+    if "available_apis" in values:
+        values["available_apis"] = frozenset(values["available_apis"])
+    return OperatorSettings(**values)
+
+
+def render_case(case: str) -> dict[str, Any]:
+    result = render_objects(load_documents(case), load_settings(case))
+    return {"warnings": result.warnings, "objects": result.objects}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_render_matches_golden(case: str) -> None:
+    rendered = render_case(case)
+    expected_path = GOLDEN / case / "expected.yaml"
+    if UPDATE:
+        expected_path.write_text(
+            yaml.dump(rendered, Dumper=_NoAliasDumper, sort_keys=False, width=100)
+        )
+    assert expected_path.exists(), f"no golden for {case}; run with DYNAMO_UPDATE_GOLDENS=1"
+    assert rendered == yaml.safe_load(expected_path.read_text())
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_render_never_mutates_its_input(case: str) -> None:
+    documents = load_documents(case)
+    pristine = copy.deepcopy(documents)
+    render_objects(documents, load_settings(case))
+    assert documents == pristine
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_render_is_deterministic_and_unaliased(case: str) -> None:
+    first = render_case(case)
+    second = render_case(case)
+    assert first == second
+    # Mutating one rendered object must not leak into another (no shared sub-objects).
+    text = yaml.dump(first, Dumper=yaml.SafeDumper)
+    assert "&id" not in text
+
+
+def _graph(services: dict[str, Any], **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "nvidia.com/v1alpha1",
+        "kind": "DynamoGraphDeployment",
+        "metadata": {"name": "g"},
+        "spec": {"services": services, **spec},
+    }
+
+
+def test_objects_without_namespace_go_to_the_default_namespace() -> None:
+    result = render_objects(
+        [_graph({"Frontend": {"componentType": "frontend"}})],
+        OperatorSettings(),
+        default_namespace="elsewhere",
+    )
+    assert {obj["metadata"]["namespace"] for obj in result.objects} == {"elsewhere"}
+
+
+def test_every_child_names_its_parent_as_controller() -> None:
+    result = render_objects(load_documents("worker-vllm-volumes"), OperatorSettings())
+    assert len(result.objects) == 4
+    for obj in result.objects:
+        (owner,) = obj["metadata"]["ownerReferences"]
+        assert owner["controller"] is True
+        assert owner["blockOwnerDeletion"] is True
+        expected_kind = (
+            "DynamoGraphDeployment"
+            if obj["kind"] in ("DynamoComponentDeployment", "PersistentVolumeClaim")
+            else "DynamoComponentDeployment"
+        )
+        assert owner["kind"] == expected_kind
+
+
+def test_unknown_kind_is_a_render_error_naming_the_document() -> None:
+    with pytest.raises(RenderError, match=r"document 2 \(ConfigMap cm\)"):
+        render_objects(
+            [_graph({}), {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}}],
+            OperatorSettings(),
+        )
+
+
+def test_invalid_field_is_a_render_error_naming_the_field() -> None:
+    bad = _graph({"Worker": {"replicas": -1}})
+    with pytest.raises(RenderError, match=r"spec\.services\.Worker\.replicas"):
+        render_objects([bad], OperatorSettings())
+
+
+def test_missing_mount_point_is_a_render_error_naming_the_field() -> None:
+    bad = _graph(
+        {"Worker": {"componentType": "worker", "volumeMounts": [{"name": "data"}]}},
+        pvcs=[{"name": "data"}],
+    )
+    with pytest.raises(RenderError, match=r"spec\.volumeMounts\[0\]\.mountPoint"):
+        render_objects([bad], OperatorSettings())
