@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from manager.commands import crds, render, validate, version
+from manager.commands import crds, render, validate, version, webhook_server
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate.register(subparsers)
     crds.register(subparsers)
     version.register(subparsers)
+    webhook_server.register(subparsers)
     return parser
 
 

@@ -1,0 +1,79 @@
+"""The generated ValidatingWebhookConfiguration: what the apiserver will call, and how."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import yaml
+
+from tests.webhooks.reviews import ScriptedValidator
+from webhooks.app import build_app
+from webhooks.endpoints import ENDPOINTS
+from webhooks.manifests import (
+    OPERATOR_NAMESPACE_LABEL,
+    ServiceTarget,
+    UrlTarget,
+    build_validating_webhook_configuration,
+    render_default_manifest,
+)
+
+COMMITTED = Path(__file__).parents[2] / "deploy/webhook/validating-webhook-configuration.yaml"
+
+
+def test_every_webhook_has_the_required_policy() -> None:
+    configuration = build_validating_webhook_configuration(ServiceTarget("svc", "ns"))
+    assert configuration["metadata"]["labels"] == {OPERATOR_NAMESPACE_LABEL: "dynamo-system"}
+    webhooks = configuration["webhooks"]
+    assert {webhook["name"] for webhook in webhooks} == {
+        "vdynamographdeployment.kb.io",
+        "vdynamocomponentdeployment.kb.io",
+        "vdynamomodel.kb.io",
+    }
+    for webhook in webhooks:
+        assert webhook["failurePolicy"] == "Fail"
+        assert webhook["sideEffects"] == "None"
+        assert webhook["timeoutSeconds"] == 10
+        assert webhook["admissionReviewVersions"] == ["v1"]
+        (rule,) = webhook["rules"]
+        assert rule["operations"] == ["CREATE", "UPDATE"]
+        assert rule["apiGroups"] == ["nvidia.com"]
+        assert rule["apiVersions"] == ["v1alpha1"]
+
+
+def test_service_and_url_targets_point_at_routes_the_server_serves() -> None:
+    served = {
+        route.resource.canonical
+        for route in build_app(ScriptedValidator()).router.routes()
+        if route.resource
+    }
+    by_service = build_validating_webhook_configuration(ServiceTarget("svc", "ns", port=443))
+    by_url = build_validating_webhook_configuration(
+        UrlTarget("https://127.0.0.1:19443/"), ca_bundle_pem=b"PEM"
+    )
+    service_paths = {w["clientConfig"]["service"]["path"] for w in by_service["webhooks"]}
+    assert service_paths == served == {endpoint.path for endpoint in ENDPOINTS}
+    for webhook in by_url["webhooks"]:
+        config = webhook["clientConfig"]
+        assert config["url"].startswith("https://127.0.0.1:19443/validate-nvidia-com-v1alpha1-")
+        assert config["url"].removeprefix("https://127.0.0.1:19443") in served
+        assert base64.b64decode(config["caBundle"]) == b"PEM"
+        assert "service" not in config
+
+
+def test_resources_are_the_crd_plurals() -> None:
+    crds = Path(__file__).parents[2] / "deploy/crds"
+    plurals = {
+        yaml.safe_load(path.read_text())["spec"]["names"]["plural"] for path in crds.glob("*.yaml")
+    }
+    configured = {
+        webhook["rules"][0]["resources"][0]
+        for webhook in build_validating_webhook_configuration(ServiceTarget("s", "n"))["webhooks"]
+    }
+    assert configured == plurals
+
+
+def test_committed_manifest_matches_the_generator() -> None:
+    assert COMMITTED.read_text() == render_default_manifest(), (
+        "regenerate with: python -m webhooks.manifests > " + str(COMMITTED)
+    )
