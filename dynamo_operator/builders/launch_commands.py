@@ -9,6 +9,7 @@ the scripts read them as shell variables.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import shlex
 from collections.abc import Mapping, Sequence
@@ -31,12 +32,18 @@ def user_script(container: Mapping[str, Any]) -> str:
     return shlex.join(words)
 
 
+@functools.lru_cache(maxsize=512)
+def shell_words(script: str) -> tuple[str, ...]:
+    """Words of a shell command; cached because every pod role of every replica asks again."""
+    try:
+        return tuple(shlex.split(script))
+    except ValueError:
+        return tuple(script.split())
+
+
 def flag_value(script: str, *flags: str) -> str | None:
     """The value of the first of ``flags`` in a shell command (``--flag N`` or ``--flag=N``)."""
-    try:
-        words = shlex.split(script)
-    except ValueError:
-        words = script.split()
+    words = shell_words(script)
     for index, word in enumerate(words):
         for flag in flags:
             if word == flag and index + 1 < len(words):
