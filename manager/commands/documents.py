@@ -1,0 +1,123 @@
+"""Reading YAML documents for ``render`` and ``validate``, and screening out bad input.
+
+Bad input (unreadable file, not YAML, not an object, unknown kind, a document that does not parse
+into its model) is reported as one line naming the document and the field, with exit code 2; a
+well-formed document that breaks a rule is merely invalid (exit code 1). Either way: no traceback.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from dynamo_operator.validation import (
+    FieldIssue,
+    IssueReason,
+    UnknownKindError,
+    ValidationResult,
+    validate_create,
+)
+
+STDIN = "-"
+EXIT_INVALID = 1
+EXIT_BAD_INPUT = 2
+DOCKER_CONFIG_JSON_SECRET_TYPE = "kubernetes.io/dockerconfigjson"
+
+_MALFORMED_REASONS = frozenset(
+    {IssueReason.MISSING_REQUIRED_FIELD, IssueReason.INVALID_TYPE, IssueReason.MALFORMED_OBJECT}
+)
+
+
+class BadInputError(Exception):
+    """Input the commands cannot work with; the message is the one line shown to the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourcedDocument:
+    source: str
+    """Where the document came from: ``<file>#<index from 1>`` (``<stdin>#1`` for ``-``)."""
+    document: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return str(self.document.get("kind") or "")
+
+    @property
+    def label(self) -> str:
+        """``<file>#<n> (<Kind>/<name>)``: enough to find the document again."""
+        metadata = self.document.get("metadata")
+        name = metadata.get("name") if isinstance(metadata, Mapping) else None
+        return f"{self.source} ({self.kind or '<no kind>'}/{name or '<unnamed>'})"
+
+    def is_pull_secret(self) -> bool:
+        return self.kind == "Secret" and self.document.get("type") == DOCKER_CONFIG_JSON_SECRET_TYPE
+
+
+def load_documents(
+    paths: Sequence[str], default_namespace: str | None = None
+) -> list[SourcedDocument]:
+    """Every non-empty YAML document of every file, in order; ``-`` reads stdin.
+
+    With ``default_namespace``, documents without a namespace get it, so that names derived from
+    the namespace are validated as they will be rendered.
+    """
+    documents: list[SourcedDocument] = []
+    for path in paths:
+        name, text = _read(path)
+        try:
+            parsed = [doc for doc in yaml.safe_load_all(text) if doc is not None]
+        except yaml.YAMLError as error:
+            raise BadInputError(f"{name}: not valid YAML: {_one_line(error)}") from None
+        for index, document in enumerate(parsed, start=1):
+            source = f"{name}#{index}"
+            if not isinstance(document, dict):
+                raise BadInputError(f"{source}: a document must be a mapping (an object)")
+            documents.append(SourcedDocument(source, _with_namespace(document, default_namespace)))
+    return documents
+
+
+def check_document(document: SourcedDocument) -> ValidationResult:
+    """Validate one Dynamo document; raise BadInputError when it is not even well-formed."""
+    try:
+        result = validate_create(document.document)
+    except UnknownKindError:
+        raise BadInputError(
+            f"{document.label}: kind: unsupported kind {document.kind or '<missing>'!r}; "
+            "expected DynamoGraphDeployment, DynamoComponentDeployment or DynamoModel"
+        ) from None
+    malformed = [issue for issue in result.errors if issue.reason in _MALFORMED_REASONS]
+    if malformed:
+        raise BadInputError(f"{document.label}: {'; '.join(map(str, malformed))}")
+    return result
+
+
+def format_issue(severity: str, issue: FieldIssue) -> str:
+    return f"  {severity}: {issue}"
+
+
+def _read(path: str) -> tuple[str, str]:
+    if path == STDIN:
+        return "<stdin>", sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as file:
+            return path, file.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise BadInputError(f"{path}: cannot read: {_one_line(error)}") from None
+
+
+def _with_namespace(document: dict[str, Any], namespace: str | None) -> dict[str, Any]:
+    metadata = document.get("metadata")
+    if namespace is None or not isinstance(metadata, dict) or metadata.get("namespace"):
+        return document
+    placed = copy.copy(document)
+    placed["metadata"] = {**metadata, "namespace": namespace}
+    return placed
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())

@@ -1,0 +1,123 @@
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from manager.cli import main
+from tests.fixtures import FIXTURES
+
+GRAPHS = FIXTURES / "graphs"
+MULTINODE = str(GRAPHS / "vllm-disagg-multinode.yaml")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["render", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def objects_of(out: str) -> list[dict[str, Any]]:
+    return [doc for doc in yaml.safe_load_all(out) if doc is not None]
+
+
+def kinds_and_names(objects: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [(obj["kind"], obj["metadata"]["name"]) for obj in objects]
+
+
+def test_renders_the_seed_graph_into_components_and_their_children(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(capsys, "-f", str(GRAPHS / "disagg.yaml"))
+
+    assert code == 0
+    objects = objects_of(out)
+    components = [
+        name for kind, name in kinds_and_names(objects) if kind == "DynamoComponentDeployment"
+    ]
+    assert components == sorted(
+        ["disagg-frontend", "disagg-processor", "disagg-vllmworker", "disagg-prefillworker"]
+    )
+    assert {obj["kind"] for obj in objects} >= {"DynamoComponentDeployment", "Deployment"}
+    for obj in objects:
+        assert obj["metadata"]["namespace"] == "default"
+        assert obj["apiVersion"]
+    # diagnostics never pollute the object stream
+    assert "warning" not in out
+    assert "mainContainer.image" in err
+
+
+def test_output_is_stable_across_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    first = run(capsys, "-f", MULTINODE)
+    second = run(capsys, "-f", MULTINODE)
+
+    assert first == second
+
+
+def test_json_output_is_a_list_of_the_same_objects(capsys: pytest.CaptureFixture[str]) -> None:
+    _, as_yaml, _ = run(capsys, "-f", MULTINODE)
+    code, as_json, _ = run(capsys, "-f", MULTINODE, "-o", "json")
+
+    assert code == 0
+    assert json.loads(as_json) == objects_of(as_yaml)
+
+
+def test_namespace_flag_places_objects_that_name_none(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "-f", str(GRAPHS / "disagg.yaml"), "-n", "inference")
+
+    assert {obj["metadata"]["namespace"] for obj in objects_of(out)} == {"inference"}
+
+
+def test_multinode_uses_leader_worker_sets_unless_the_api_is_absent(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, with_lws, _ = run(capsys, "-f", MULTINODE)
+    code, without_lws, err = run(
+        capsys, "-f", MULTINODE, "--without", "lws", "--without", "volcano"
+    )
+
+    assert "LeaderWorkerSet" in {obj["kind"] for obj in objects_of(with_lws)}
+    assert code == 0
+    assert "LeaderWorkerSet" not in {obj["kind"] for obj in objects_of(without_lws)}
+    assert "LeaderWorkerSet API" in err
+
+
+def test_operator_flags_reach_the_builders(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "-f", str(GRAPHS / "disagg.yaml"), "--natsAddr", "nats://nats:4222")
+
+    assert "nats://nats:4222" in out
+
+
+def test_reads_stdin(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO((GRAPHS / "disagg.yaml").read_text()))
+
+    code, out, _ = run(capsys, "-f", "-")
+
+    assert code == 0
+    assert objects_of(out)
+
+
+def test_an_invalid_graph_renders_nothing_and_exits_one(capsys: pytest.CaptureFixture[str]) -> None:
+    path = FIXTURES / "invalid" / "undeclared-pvc.yaml"
+
+    code, out, err = run(capsys, "-f", str(path))
+
+    assert code == 1
+    assert out == ""
+    assert "spec.services.Worker.volumeMounts[0].name: PVC 'models' is not declared" in err
+
+
+def test_bad_input_exits_two_without_output(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "cm.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+
+    code, out, err = run(capsys, "-f", str(path))
+
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "(ConfigMap/c): kind: unsupported kind" in err
