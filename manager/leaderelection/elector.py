@@ -1,0 +1,203 @@
+"""Leader election on a `coordination.k8s.io/v1` Lease, with client-go's algorithm and defaults.
+
+Every `retry_period` a candidate reads the Lease. It may take the lease when it is free (no
+holder, e.g. after a release) or when the record has not changed for `lease_duration` as measured
+on the candidate's own monotonic clock since it last saw it change: clocks of different nodes are
+never compared. Writes are PUTs guarded by the Lease's resourceVersion, so two candidates cannot
+both win a round. The leader renews every `retry_period`; if no renewal succeeds within
+`renew_deadline` it stops being the leader (`hold` returns) before anyone else can take over,
+because `renew_deadline < lease_duration`. `release` hands the lease over at once.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import socket
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+import anyio
+import structlog
+from prometheus_client import Gauge
+
+from manager.client.errors import KubeError, NotFound
+from manager.client.rest import RestClient
+from manager.clock import Clock, RealClock
+from manager.kinds import LEASE
+from manager.leaderelection.record import LeaseRecord, format_micro_time
+
+__all__ = ["LEADER_STATUS", "LeaderElector", "default_identity"]
+
+log = structlog.get_logger("manager.leaderelection")
+
+LEADER_STATUS = Gauge(
+    "leader_election_master_status",
+    "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, "
+    "1 indicates master. 'name' is the string used to identify the lease.",
+    ["name"],
+)
+
+FIELD_MANAGER = "dynamo-operator-leader-election"
+JITTER_FACTOR = 1.2
+
+
+def default_identity() -> str:
+    """The pod name in a cluster (POD_NAME, or HOSTNAME which Kubernetes sets to it); elsewhere
+    the host name plus a random suffix so two local processes never share an identity."""
+    if pod_name := os.environ.get("POD_NAME"):
+        return pod_name
+    in_cluster = "KUBERNETES_SERVICE_HOST" in os.environ
+    if in_cluster and (hostname := os.environ.get("HOSTNAME")):
+        return hostname
+    return f"{socket.gethostname()}_{uuid.uuid4().hex[:8]}"
+
+
+class LeaderElector:
+    def __init__(
+        self,
+        api: Any,
+        *,
+        name: str,
+        namespace: str,
+        identity: str | None = None,
+        lease_duration: float = 15.0,
+        renew_deadline: float = 10.0,
+        retry_period: float = 2.0,
+        clock: Clock | None = None,
+    ) -> None:
+        if not lease_duration > renew_deadline > JITTER_FACTOR * retry_period > 0:
+            raise ValueError("need lease_duration > renew_deadline > 1.2 * retry_period > 0")
+        self._rest = RestClient.for_api(api)
+        self.name = name
+        self.namespace = namespace
+        self.identity = identity or default_identity()
+        self.lease_duration = lease_duration
+        self.renew_deadline = renew_deadline
+        self.retry_period = retry_period
+        self._clock = clock or RealClock()
+        self._is_leader = False
+        self._observed: LeaseRecord | None = None
+        self._observed_at = 0.0
+        self._resource_version: str | None = None
+        LEADER_STATUS.labels(name).set(0)
+
+    @property
+    def is_leader(self) -> bool:
+        return self._is_leader
+
+    async def acquire(self) -> None:
+        """Return once this process holds the lease (retrying every `retry_period`, jittered)."""
+        log.info(
+            "attempting to acquire leader lease", lease=self._lease_name, identity=self.identity
+        )
+        while not await self._try_acquire_or_renew():
+            await self._sleep(self.retry_period * (1.0 + JITTER_FACTOR * random.random()))
+        self._set_leader(True)
+        log.info("acquired leader lease", lease=self._lease_name, identity=self.identity)
+
+    async def hold(self) -> None:
+        """Renew the lease until a renewal fails for `renew_deadline`; return when leadership
+        is lost. Cancel it to stop renewing (then call `release`)."""
+        while True:
+            await self._sleep(self.retry_period)
+            renewed = False
+            with anyio.move_on_after(self.renew_deadline):
+                while not (renewed := await self._try_acquire_or_renew()):
+                    await self._sleep(self.retry_period)
+            if not renewed:
+                self._set_leader(False)
+                log.warning("leader lease lost", lease=self._lease_name, identity=self.identity)
+                return
+
+    async def release(self) -> None:
+        """Clear the holder so another candidate takes over at its next try, not after the lease
+        expires. Best effort: if the lease moved on meanwhile, there is nothing to release."""
+        if not self._is_leader or self._observed is None:
+            return
+        self._set_leader(False)
+        record = self._observed.released(self._now())
+        with anyio.move_on_after(self.renew_deadline, shield=True):
+            try:
+                await self._put(record)
+                log.info("released leader lease", lease=self._lease_name, identity=self.identity)
+            except KubeError as error:
+                log.warning(
+                    "could not release leader lease", lease=self._lease_name, err=str(error)
+                )
+
+    async def _try_acquire_or_renew(self) -> bool:
+        try:
+            lease = await self._rest.get(LEASE, self.namespace, self.name)
+        except NotFound:
+            return await self._create()
+        except KubeError as error:
+            log.info("reading leader lease failed", lease=self._lease_name, err=str(error))
+            return False
+        current = LeaseRecord.from_lease(lease)
+        self._resource_version = lease["metadata"].get("resourceVersion")
+        if current != self._observed:
+            self._observed, self._observed_at = current, self._clock.now()
+        held_by_other = current.holder_identity not in ("", self.identity)
+        expired = self._observed_at + current.lease_duration_seconds <= self._clock.now()
+        if held_by_other and not expired:
+            return False
+        try:
+            await self._put(current.taken_by(self.identity, self._lease_seconds, self._now()))
+        except KubeError as error:  # a Conflict means another candidate won this round
+            log.debug("leader lease update failed", lease=self._lease_name, err=str(error))
+            return False
+        return True
+
+    async def _create(self) -> bool:
+        record = LeaseRecord(self.identity, self._lease_seconds, self._now(), self._now(), 0)
+        lease = {
+            "apiVersion": LEASE.api_version,
+            "kind": LEASE.kind,
+            "metadata": {"name": self.name, "namespace": self.namespace},
+            "spec": record.to_spec(),
+        }
+        try:
+            created = await self._rest.create(LEASE, lease, field_manager=FIELD_MANAGER)
+        except KubeError:  # AlreadyExists: another candidate created it first
+            return False
+        self._remember(record, created)
+        return True
+
+    async def _put(self, record: LeaseRecord) -> None:
+        lease = {
+            "apiVersion": LEASE.api_version,
+            "kind": LEASE.kind,
+            "metadata": {
+                "name": self.name,
+                "namespace": self.namespace,
+                "resourceVersion": self._resource_version,
+            },
+            "spec": record.to_spec(),
+        }
+        updated = await self._rest.replace(LEASE, lease, field_manager=FIELD_MANAGER)
+        self._remember(record, updated)
+
+    def _remember(self, record: LeaseRecord, lease: dict[str, Any]) -> None:
+        self._observed, self._observed_at = record, self._clock.now()
+        self._resource_version = lease["metadata"].get("resourceVersion")
+
+    def _set_leader(self, leader: bool) -> None:
+        self._is_leader = leader
+        LEADER_STATUS.labels(self.name).set(1 if leader else 0)
+
+    async def _sleep(self, seconds: float) -> None:
+        await self._clock.sleep_until(self._clock.now() + seconds)
+
+    @property
+    def _lease_seconds(self) -> int:
+        return max(1, round(self.lease_duration))
+
+    @property
+    def _lease_name(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @staticmethod
+    def _now() -> str:
+        return format_micro_time(datetime.now(UTC))
