@@ -23,7 +23,6 @@ import sys
 import tempfile
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import kr8s
@@ -35,7 +34,7 @@ _HACK = Path(__file__).resolve().parent.parent / "hack"
 if str(_HACK) not in sys.path:
     sys.path.insert(0, str(_HACK))
 
-from localcluster import LocalCluster, ensure_binaries  # noqa: E402
+from localcluster import ControlPlane, LocalCluster, ensure_binaries  # noqa: E402
 
 EXTERNAL_KUBECONFIG_ENV = "DYNAMO_E2E_KUBECONFIG"
 
@@ -45,30 +44,6 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "local_control_plane: needs the local control plane (restart, etcd, 127.0.0.1 webhooks)",
     )
-
-
-@dataclass
-class ControlPlane:
-    kubeconfig: Path
-    server: str
-    local: LocalCluster | None
-    """The local control plane's processes and PKI; None on an external cluster."""
-
-    def restart_apiserver(self) -> None:
-        """Stop kube-apiserver and start it again on the same port with the same etcd."""
-        self._require_local("restart_apiserver").restart_apiserver()
-
-    def compact_etcd(self) -> int:
-        """Compact etcd to its current revision; returns that revision."""
-        return self._require_local("compact_etcd").compact_etcd()
-
-    def _require_local(self, what: str) -> LocalCluster:
-        if self.local is None:
-            raise RuntimeError(
-                f"{what}() needs the local control plane, not the cluster in "
-                f"{EXTERNAL_KUBECONFIG_ENV}; mark the test local_control_plane"
-            )
-        return self.local
 
 
 @pytest.fixture(scope="session")

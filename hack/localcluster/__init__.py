@@ -6,18 +6,22 @@ Not part of the operator: a developer and test tool, loaded from ``hack/`` by pa
 from .admin_client import AdminClient, ApiError
 from .binaries import Binaries, BuildError, ensure_binaries
 from .cluster import LocalCluster, install_crd
+from .control_plane import ControlPlane
 from .pki import KeyPair, Pki
 from .processes import StartupError
+from .waiting import wait_for
 
 __all__ = [
     "AdminClient",
     "ApiError",
     "Binaries",
     "BuildError",
+    "ControlPlane",
     "KeyPair",
     "LocalCluster",
     "Pki",
     "StartupError",
     "ensure_binaries",
     "install_crd",
+    "wait_for",
 ]
