@@ -128,10 +128,11 @@ def build_crd(resource: CustomResource) -> dict[str, Any]:
 def _root_schema(model: type[BaseModel]) -> JsonSchema:
     schema = build_structural_schema(model)
     properties = schema["properties"]
-    # The API server owns apiVersion, kind and metadata; a CRD may only describe them loosely.
+    # The API server owns apiVersion, kind and metadata; a CRD may only describe them loosely, and
+    # metadata not at all beyond its type (the server rejects even a description there).
     properties["apiVersion"] = _plain_string(properties["apiVersion"]["description"])
     properties["kind"] = _plain_string(properties["kind"]["description"])
-    properties["metadata"] = {"type": "object", "description": "Standard object metadata."}
+    properties["metadata"] = {"type": "object"}
     schema.pop("required", None)
     schema["required"] = ["spec"]
     return schema

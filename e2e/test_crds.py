@@ -1,0 +1,203 @@
+"""The generated CRDs on a real API server: accepted, Established, explained, enforced, and
+faithful to the models (what the server stores parses and dumps back unchanged)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import kr8s
+import kr8s.asyncio
+import pytest
+import yaml
+from kr8s.objects import new_class
+from localcluster import wait_for
+
+from dynamo_operator.api import DynamoGraphDeployment
+
+pytestmark = pytest.mark.e2e
+
+CRD_DIR = Path(__file__).resolve().parent.parent / "deploy" / "crds"
+GROUP_VERSION = "nvidia.com/v1alpha1"
+TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
+
+CustomResourceDefinition = new_class(
+    "CustomResourceDefinition",
+    version="apiextensions.k8s.io/v1",
+    namespaced=False,
+    asyncio=False,
+)
+
+
+def _committed_crds() -> list[dict[str, Any]]:
+    return [
+        doc
+        for path in sorted(CRD_DIR.glob("*.yaml"))
+        for doc in yaml.safe_load_all(path.read_text())
+        if doc
+    ]
+
+
+def _is_established(crd: Any) -> bool:
+    crd.refresh()
+    conditions = (crd.raw.get("status") or {}).get("conditions") or []
+    return any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
+
+
+@pytest.fixture(scope="module")
+def installed_crds(kr8s_api: kr8s.Api) -> list[Any]:
+    installed = []
+    for manifest in _committed_crds():
+        crd = CustomResourceDefinition(manifest, api=kr8s_api)
+        if not crd.exists():  # another suite of this session may have installed the same files
+            crd.create()
+        wait_for(
+            f"CRD {manifest['metadata']['name']} Established", lambda c=crd: _is_established(c)
+        )
+        installed.append(crd)
+    return installed
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def api(kubeconfig: Path, installed_crds: list[Any]) -> kr8s.asyncio.Api:
+    return await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
+
+
+async def _request(
+    api: kr8s.asyncio.Api, method: str, url: str, namespace: str | None = None, **kwargs: Any
+) -> Any:
+    async with api.call_api(
+        method, version=GROUP_VERSION, namespace=namespace, url=url, **kwargs
+    ) as r:
+        return r.json()
+
+
+def _graph(name: str, services: dict[str, Any], **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": GROUP_VERSION,
+        "kind": "DynamoGraphDeployment",
+        "metadata": {"name": name},
+        "spec": {"services": services, **spec},
+    }
+
+
+def test_crds_are_established_with_their_short_names(installed_crds: list[Any]) -> None:
+    accepted = {
+        crd.raw["status"]["acceptedNames"]["kind"]: crd.raw["status"]["acceptedNames"]["shortNames"]
+        for crd in installed_crds
+    }
+
+    assert accepted == {
+        "DynamoGraphDeployment": ["dgd"],
+        "DynamoComponentDeployment": ["dcd"],
+        "DynamoModel": ["dm"],
+    }
+
+
+@pytest.mark.anyio
+async def test_published_openapi_carries_field_descriptions(api: kr8s.asyncio.Api) -> None:
+    async with api.call_api(
+        "GET", version="", base="/openapi/v3", url="apis/nvidia.com/v1alpha1"
+    ) as r:
+        schemas = r.json()["components"]["schemas"]
+
+    graph = schemas["com.nvidia.v1alpha1.DynamoGraphDeployment"]
+    spec = graph["properties"]["spec"]
+    service = spec["properties"]["services"]["additionalProperties"]
+    node_count = service["properties"]["multinode"]["properties"]["nodeCount"]
+    assert "DynamoComponentDeployment" in spec["properties"]["services"]["description"]
+    assert node_count["description"] == "Number of nodes each replica spans."
+    assert node_count["default"] == 2
+
+
+@pytest.mark.anyio
+async def test_a_graph_round_trips_through_the_server_and_the_models(
+    api: kr8s.asyncio.Api, namespace: str
+) -> None:
+    free_form = {
+        "livenessProbe": {"httpGet": {"path": "/live", "port": "system"}, "periodSeconds": 7},
+        "extraPodSpec": {
+            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}],
+            "priorityClassName": "high",
+            "mainContainer": {
+                "image": "dynamo:1",
+                "command": ["python3", "-m", "dynamo.vllm"],
+                "startupProbe": {"tcpSocket": {"port": 2222}},
+            },
+        },
+    }
+    sent = _graph(
+        "round-trip",
+        {"VllmWorker": {"componentType": "worker", "multinode": {}, **copy.deepcopy(free_form)}},
+        backendFramework="vllm",
+        notInTheSchema={"pruned": True},
+    )
+
+    stored = await _request(api, "POST", "dynamographdeployments", namespace, json=sent)
+
+    worker = stored["spec"]["services"]["VllmWorker"]
+    assert {key: worker[key] for key in free_form} == free_form
+    assert worker["multinode"] == {"nodeCount": 2}  # defaulted by the schema, as by the model
+    assert "notInTheSchema" not in stored["spec"]  # structural schemas prune undeclared fields
+    assert DynamoGraphDeployment.model_validate(stored).to_wire() == stored
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("services", "spec", "field"),
+    [
+        ({"A": {"replicas": -1}}, {}, "replicas"),
+        ({"A": {"multinode": {"nodeCount": 1}}}, {}, "nodeCount"),
+        ({"A": {}}, {"backendFramework": "tensorflow"}, "backendFramework"),
+        ({f"s{i}": {} for i in range(26)}, {}, "services"),
+        ({"A": {}}, {"pvcs": [{"name": "m", "create": True, "size": "1Gi"}]}, "volumeAccessMode"),
+        ({"A": {"envs": [{"name": "X"}, {"name": "X"}]}}, {}, "envs"),
+    ],
+)
+async def test_the_schema_rejects_what_the_models_reject(
+    api: kr8s.asyncio.Api,
+    namespace: str,
+    services: dict[str, Any],
+    spec: dict[str, Any],
+    field: str,
+) -> None:
+    with pytest.raises(kr8s.ServerError) as rejected:
+        await _request(
+            api, "POST", "dynamographdeployments", namespace, json=_graph("bad", services, **spec)
+        )
+
+    assert rejected.value.response is not None
+    assert rejected.value.response.status_code == 422
+    assert field in str(rejected.value)
+
+
+@pytest.mark.anyio
+async def test_kubectl_get_shows_the_printer_columns(api: kr8s.asyncio.Api, namespace: str) -> None:
+    await _request(
+        api,
+        "POST",
+        "dynamographdeployments",
+        namespace,
+        json=_graph("cols", {"A": {}}, backendFramework="sglang"),
+    )
+
+    table = await _request(
+        api, "GET", "dynamographdeployments", namespace, headers={"Accept": TABLE}
+    )
+
+    assert [c["name"] for c in table["columnDefinitions"]] == [
+        "Name",
+        "State",
+        "Ready",
+        "Backend",
+        "Age",
+    ]
+    [row] = table["rows"]
+    assert row["cells"][0] == "cols"
+    assert row["cells"][3] == "sglang"
