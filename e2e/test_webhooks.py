@@ -1,0 +1,246 @@
+"""The admission webhooks behind a real kube-apiserver.
+
+The server runs on 127.0.0.1 (the standalone command, or the in-process server with
+operator-managed certificates) and a URL-based ValidatingWebhookConfiguration points at it. Each
+configuration selects only the test's own namespace, so a failing or stopped server never blocks
+other tests running against the same control plane.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import socket
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import anyio.from_thread
+import kr8s
+import kr8s.asyncio
+import pytest
+import yaml
+from kr8s.objects import APIObject, Secret, new_class
+from localcluster import wait_for
+
+import dynamo_operator.validation
+from webhooks.certificates.generation import LOCAL_IP_ADDRESSES
+from webhooks.certificates.operator_managed import SECRET_NAME, OperatorManagedCertificates
+from webhooks.certificates.rotation import CertificatePolicy, ManagedCertificates
+from webhooks.manifests import UrlTarget, build_validating_webhook_configuration
+from webhooks.server import WebhookServer
+
+pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
+
+CRD_DIR = Path(__file__).resolve().parent.parent / "deploy" / "crds"
+CustomResourceDefinition = new_class(
+    "CustomResourceDefinition", "apiextensions.k8s.io/v1", namespaced=False
+)
+ValidatingWebhookConfiguration = new_class(
+    "ValidatingWebhookConfiguration", "admissionregistration.k8s.io/v1", namespaced=False
+)
+DynamoGraphDeployment = new_class("DynamoGraphDeployment", "nvidia.com/v1alpha1", namespaced=True)
+
+
+def graph(namespace: str, name: str = "llm") -> dict[str, Any]:
+    return {
+        "apiVersion": "nvidia.com/v1alpha1",
+        "kind": "DynamoGraphDeployment",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "backendFramework": "vllm",
+            "services": {
+                "Frontend": {"componentType": "frontend", "replicas": 1},
+                "VllmWorker": {"componentType": "worker", "replicas": 1},
+            },
+        },
+    }
+
+
+def invalid_graph(namespace: str) -> dict[str, Any]:
+    # Accepted by the CRD schema, refused by the validator: only the webhook can deny it.
+    document = graph(namespace, name=f"bad-{uuid.uuid4().hex[:6]}")
+    document["spec"]["services"]["Frontend"]["ingress"] = {"enabled": True}
+    return document
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def crds(kr8s_api: kr8s.Api) -> None:
+    for path in sorted(CRD_DIR.glob("*.yaml")):
+        document = yaml.safe_load(path.read_text())
+        crd = CustomResourceDefinition(document, api=kr8s_api)
+        if not crd.exists():
+            try:
+                crd.create()
+            except kr8s.ServerError as error:  # created by a parallel test meanwhile
+                if "already exists" not in str(error):
+                    raise
+
+        def established(crd: APIObject = crd) -> bool:
+            crd.refresh()
+            conditions = (crd.raw.get("status") or {}).get("conditions") or []
+            return any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
+
+        wait_for(f"CRD {crd.name} established", established, timeout=30)
+
+
+def create_configuration(
+    api: kr8s.Api, namespace: str, port: int, ca_pem: bytes | None
+) -> APIObject:
+    document = build_validating_webhook_configuration(
+        UrlTarget(f"https://127.0.0.1:{port}"),
+        name=f"dynamo-e2e-{namespace}",
+        operator_namespace=namespace,
+        ca_bundle_pem=ca_pem,
+        namespace_selector={"matchLabels": {"kubernetes.io/metadata.name": namespace}},
+    )
+    configuration = ValidatingWebhookConfiguration(document, api=api)
+    configuration.create()
+    return configuration
+
+
+def create_rejection(api: kr8s.Api, document: dict[str, Any]) -> str:
+    """Create ``document`` and return the apiserver's refusal message ('' when it was stored)."""
+    try:
+        DynamoGraphDeployment(document, api=api).create()
+    except kr8s.ServerError as error:
+        return str(error)
+    return ""
+
+
+def wait_until_webhook_denies(api: kr8s.Api, namespace: str) -> None:
+    """The apiserver picks up new configurations asynchronously; probe with invalid objects
+    (each has its own name, so a probe stored before the webhook was active disturbs nothing)."""
+    wait_for(
+        "the webhook to deny an invalid DynamoGraphDeployment",
+        lambda: "admission webhook" in create_rejection(api, invalid_graph(namespace)),
+        timeout=30,
+    )
+
+
+@pytest.fixture
+def standalone_server(tmp_path: Path) -> Iterator[tuple[int, bytes]]:
+    """`dynamo-operator webhook-server` on 127.0.0.1; yields its port and CA."""
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from manager.cli import main; sys.exit(main())",
+            "webhook-server",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--cert-dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if re.search(r"serving https://127\.0\.0\.1:\d+", line):
+                break
+        else:
+            pytest.fail(f"webhook-server exited with {process.wait()} before serving")
+        yield port, (tmp_path / "ca.crt").read_bytes()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_apiserver_admits_valid_and_rejects_invalid_graphs(
+    kr8s_api: kr8s.Api, crds: None, namespace: str, standalone_server: tuple[int, bytes]
+) -> None:
+    port, ca_pem = standalone_server
+    configuration = create_configuration(kr8s_api, namespace, port, ca_pem)
+    try:
+        wait_until_webhook_denies(kr8s_api, namespace)
+
+        refusal = create_rejection(kr8s_api, invalid_graph(namespace))
+        assert 'admission webhook "vdynamographdeployment.kb.io" denied the request' in refusal
+        assert "spec.services.Frontend.ingress.host: required when ingress is enabled" in refusal
+
+        assert create_rejection(kr8s_api, graph(namespace)) == ""
+        stored = DynamoGraphDeployment.get("llm", namespace=namespace, api=kr8s_api)
+        assert stored.raw["spec"]["backendFramework"] == "vllm"
+
+        with pytest.raises(kr8s.ServerError, match=r"spec\.backendFramework: is immutable"):
+            stored.patch({"spec": {"backendFramework": "sglang"}}, type="merge")
+        stored.refresh()
+        assert stored.raw["spec"]["backendFramework"] == "vllm"
+
+        stored.patch({"spec": {"services": {"VllmWorker": {"replicas": 3}}}}, type="merge")
+        stored.refresh()
+        assert stored.raw["spec"]["services"]["VllmWorker"]["replicas"] == 3
+
+        stored.delete()  # DELETE is never sent to, nor blocked by, the webhook
+    finally:
+        configuration.delete()
+
+
+def test_operator_managed_certificates_against_the_apiserver(
+    kr8s_api: kr8s.Api, crds: None, namespace: str, kubeconfig: Path
+) -> None:
+    port = free_port()
+    # No caBundle: the operator-managed mode must inject it before the apiserver can call us.
+    configuration = create_configuration(kr8s_api, namespace, port, ca_pem=None)
+    certificates = OperatorManagedCertificates(
+        namespace=namespace,
+        policy=CertificatePolicy(dns_names=("localhost",), ip_addresses=LOCAL_IP_ADDRESSES),
+        check_interval=timedelta(seconds=1),
+    )
+    server = WebhookServer(
+        certificates=certificates,
+        validator=dynamo_operator.validation,
+        host="127.0.0.1",
+        port=port,
+    )
+    try:
+        with anyio.from_thread.start_blocking_portal(backend="asyncio") as portal:
+            future, _ = portal.start_task(server.run)
+            try:
+                secret = Secret.get(SECRET_NAME, namespace=namespace, api=kr8s_api)
+                assert set(secret.raw["data"]) >= {"tls.crt", "tls.key", "ca.crt"}
+                managed = ManagedCertificates.from_secret_data(secret.raw["data"])
+                assert managed is not None
+
+                configuration.refresh()
+                for webhook in configuration.raw["webhooks"]:
+                    injected = base64.b64decode(webhook["clientConfig"]["caBundle"])
+                    assert injected == managed.ca_bundle_pem
+
+                wait_until_webhook_denies(kr8s_api, namespace)
+                refusal = create_rejection(kr8s_api, invalid_graph(namespace))
+                assert "ingress.host" in refusal
+
+                # A second pass keeps good certificates: the Secret is not rewritten.
+                version = secret.raw["metadata"]["resourceVersion"]
+                again = portal.call(ensure_again, certificates, kubeconfig)
+                assert again == managed
+                secret.refresh()
+                assert secret.raw["metadata"]["resourceVersion"] == version
+            finally:
+                future.cancel()
+    finally:
+        configuration.delete()
+
+
+async def ensure_again(
+    certificates: OperatorManagedCertificates, kubeconfig: Path
+) -> ManagedCertificates:
+    api = await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
+    return await certificates.ensure(api)
