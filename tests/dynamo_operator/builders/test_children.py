@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import copy
+
+from dynamo_operator.builders import (
+    MultinodeUnsupported,
+    build_component_children,
+    build_workload,
+)
+
+from .factories import IMAGE, component, context, dcd_model, multinode_worker
+
+
+def test_multinode_without_lws_is_a_typed_unsupported_outcome() -> None:
+    outcome = build_workload(multinode_worker("vllm"), context(available_apis=frozenset()))
+    assert isinstance(outcome, MultinodeUnsupported)
+    assert outcome.reason == "LeaderWorkerSetUnavailable"
+    assert "g-worker" in outcome.message
+
+
+def test_children_of_unsupported_multinode_have_no_workload_but_a_warning() -> None:
+    dcd = dcd_model(componentType="worker", backendFramework="vllm", multinode={"nodeCount": 2})
+    children = build_component_children(dcd, context(available_apis=frozenset({"volcano"})))
+    assert children.unsupported is not None
+    assert children.workload == []
+    assert [obj["kind"] for obj in children.objects()] == ["Service"]
+    assert children.warnings
+
+
+def test_lws_without_volcano_has_no_pod_group_and_no_volcano_scheduler() -> None:
+    outcome = build_workload(multinode_worker("sglang"), context(available_apis=frozenset({"lws"})))
+    assert not isinstance(outcome, MultinodeUnsupported)
+    assert [obj["kind"] for obj in outcome] == ["LeaderWorkerSet"]
+    template = outcome[0]["spec"]["leaderWorkerTemplate"]["leaderTemplate"]
+    assert "schedulerName" not in template["spec"]
+    assert "scheduling.k8s.io/group-name" not in template["metadata"]["annotations"]
+
+
+def test_one_lws_and_pod_group_per_replica() -> None:
+    worker = component(
+        componentType="worker",
+        backendFramework="sglang",
+        replicas=3,
+        multinode={"nodeCount": 4},
+        extraPodSpec={"mainContainer": {"image": IMAGE, "command": ["python3"]}},
+    )
+    outcome = build_workload(worker, context())
+    assert not isinstance(outcome, MultinodeUnsupported)
+    names = [(obj["kind"], obj["metadata"]["name"]) for obj in outcome]
+    assert names == [
+        (kind, f"g-worker-{index}")
+        for index in range(3)
+        for kind in ("PodGroup", "LeaderWorkerSet")
+    ]
+    assert all(obj["spec"]["minMember"] == 4 for obj in outcome if obj["kind"] == "PodGroup")
+
+
+def test_builders_never_mutate_the_model() -> None:
+    dcd = dcd_model(
+        componentType="worker",
+        backendFramework="trtllm",
+        multinode={"nodeCount": 2},
+        envs=[{"name": "B", "value": "1"}, {"name": "A", "value": "2"}],
+        autoscaling={"enabled": True, "maxReplicas": 3},
+        ingress={"enabled": True, "host": "x", "ingressControllerClassName": "nginx"},
+        extraPodSpec={
+            "volumes": [{"name": "v", "emptyDir": {}}],
+            "mainContainer": {"image": IMAGE, "env": [{"name": "Z", "value": "z"}]},
+        },
+    )
+    pristine = copy.deepcopy(dcd)
+    children = build_component_children(dcd, context(nats_addr="nats://n"))
+    assert dcd == pristine
+    # The output is independent of the model: editing it does not reach the model either.
+    for obj in children.objects():
+        obj["metadata"]["labels"]["edited"] = "yes"
+    assert dcd == pristine

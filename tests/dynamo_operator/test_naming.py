@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import pytest
+
+from dynamo_operator.naming import (
+    component_deployment_name,
+    default_dynamo_namespace,
+    dynamo_namespace,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    leader_worker_set_name,
+)
+
+
+def test_component_deployment_name_lowercases_the_service() -> None:
+    assert component_deployment_name("vllm-disagg", "VllmDecodeWorker") == (
+        "vllm-disagg-vllmdecodeworker"
+    )
+
+
+def test_leader_worker_set_name_appends_the_replica_index() -> None:
+    assert leader_worker_set_name("g-worker", 3) == "g-worker-3"
+
+
+def test_default_dynamo_namespace_replaces_dots() -> None:
+    assert default_dynamo_namespace("team", "llama.v2") == "team-llama-v2"
+
+
+def test_declared_dynamo_namespace_wins_over_the_default() -> None:
+    assert dynamo_namespace("team", "g", [None, "", "shared"]) == "shared"
+    assert dynamo_namespace("team", "g", [None]) == "team-g"
+
+
+@pytest.mark.parametrize(
+    ("name", "label", "subdomain"),
+    [
+        ("worker-0", True, True),
+        ("a.b", False, True),
+        ("Worker", False, False),
+        ("-worker", False, False),
+        ("x" * 63, True, True),
+        ("x" * 64, False, True),
+        ("x" * 254, False, False),
+    ],
+)
+def test_dns1123_checks(name: str, label: bool, subdomain: bool) -> None:
+    assert is_dns1123_label(name) is label
+    assert is_dns1123_subdomain(name) is subdomain
