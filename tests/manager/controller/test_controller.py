@@ -128,9 +128,12 @@ async def test_a_terminal_error_is_recorded_and_not_retried() -> None:
 
 
 async def test_terminal_errors_raised_inside_a_task_group_are_still_terminal() -> None:
+    async def bad_child() -> None:
+        raise TerminalError("bad")
+
     async def fan_out() -> Result | None:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(raise_(TerminalError("bad")))
+            tg.start_soon(bad_child)
         return None
 
     clock, reconciler = FakeClock(), Recorder()
@@ -216,19 +219,24 @@ async def test_a_key_is_never_reconciled_twice_at_once_but_keys_run_in_parallel(
 async def test_a_reconcile_past_its_timeout_is_cancelled_counted_and_retried() -> None:
     clock, reconciler = FakeClock(), Recorder()
 
+    cancelled = anyio.Event()
+
     async def hang() -> Result | None:
-        await anyio.sleep_forever()
+        try:
+            await anyio.sleep_forever()
+        finally:
+            cancelled.set()
         return None
 
     reconciler.script[A] = [hang]
     async with running(new_controller(reconciler, clock, reconcile_timeout=0.01)) as controller:
         controller.queue.add(A)
         with anyio.fail_after(5):
-            while not metric("controller_runtime_reconcile_timeouts_total", controller.name):
-                await anyio.sleep(0.01)
+            await cancelled.wait()
         await settle(clock, 1)
 
     assert reconciler.calls == [A, A]
+    assert metric("controller_runtime_reconcile_timeouts_total", controller.name) == 1
     assert metric("controller_runtime_reconcile_errors_total", controller.name) == 1
 
 
