@@ -1,0 +1,127 @@
+"""Leader election against a real kube-apiserver: exactly one leader; a killed leader is replaced
+once its lease expires, a released one at the next retry."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import kr8s.asyncio
+import pytest
+from prometheus_client import REGISTRY
+
+from manager.client import RestClient
+from manager.kinds import LEASE
+from manager.leaderelection import LeaderElector
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+LEASE_SECONDS = 4.0
+TIMINGS = {"lease_duration": LEASE_SECONDS, "renew_deadline": 3.0, "retry_period": 0.5}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def api(kubeconfig: Path) -> AsyncIterator[Any]:
+    api = await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
+    yield api
+    await RestClient.for_api(api).transport.aclose()
+
+
+def electors(api: Any, namespace: str, **timings: float) -> tuple[LeaderElector, LeaderElector]:
+    options: dict[str, Any] = {**TIMINGS, **timings}
+    return (
+        LeaderElector(api, name="op", namespace=namespace, identity="a", **options),
+        LeaderElector(api, name="op", namespace=namespace, identity="b", **options),
+    )
+
+
+async def holder(api: Any, namespace: str) -> str | None:
+    lease = await RestClient.for_api(api).get(LEASE, namespace, "op")
+    identity: str | None = lease["spec"].get("holderIdentity")
+    return identity
+
+
+async def test_one_of_two_candidates_leads_and_the_other_takes_over_when_it_dies(
+    api: Any, namespace: str
+) -> None:
+    first, second = electors(api, namespace)
+
+    async with anyio.create_task_group() as tg:
+        await first.acquire()
+        leader_scope = anyio.CancelScope()
+
+        async def lead() -> None:
+            with leader_scope:
+                await first.hold()
+
+        tg.start_soon(lead)
+        second_elected = anyio.Event()
+
+        async def campaign() -> None:
+            await second.acquire()
+            second_elected.set()
+            await second.hold()
+
+        tg.start_soon(campaign)
+        await anyio.sleep(LEASE_SECONDS * 1.5)  # well past a lease: the leader keeps renewing
+        assert (first.is_leader, second.is_leader) == (True, False)
+        assert await holder(api, namespace) == "a"
+        gauge = REGISTRY.get_sample_value("leader_election_master_status", {"name": "op"})
+        assert gauge is not None
+
+        leader_scope.cancel()  # the leader dies: no release, its lease must expire
+        with anyio.fail_after(LEASE_SECONDS * 4):
+            await second_elected.wait()
+        assert await holder(api, namespace) == "b"
+        tg.cancel_scope.cancel()
+
+
+async def test_a_released_lease_is_taken_at_the_next_retry_not_after_expiry(
+    api: Any, namespace: str
+) -> None:
+    # A long lease, so taking over before it could expire proves the release did it.
+    first, second = electors(api, namespace, lease_duration=30.0, renew_deadline=20.0)
+    await first.acquire()
+
+    async with anyio.create_task_group() as tg:
+        second_elected = anyio.Event()
+
+        async def campaign() -> None:
+            await second.acquire()
+            second_elected.set()
+
+        tg.start_soon(campaign)
+        await anyio.sleep(1.0)
+        assert not second_elected.is_set()
+
+        await first.release()
+        assert not first.is_leader
+        with anyio.fail_after(10.0):
+            await second_elected.wait()
+
+    assert second.is_leader
+    assert await holder(api, namespace) == "b"
+
+
+async def test_a_leader_that_cannot_renew_steps_down_within_the_renew_deadline(
+    api: Any, namespace: str
+) -> None:
+    first, second = electors(api, namespace)
+    await first.acquire()
+
+    # Someone else takes the lease by force (as after a network partition): renewals now fail.
+    lease = await RestClient.for_api(api).get(LEASE, namespace, "op")
+    lease["spec"]["holderIdentity"] = "intruder"
+    await RestClient.for_api(api).replace(LEASE, lease, field_manager="test")
+
+    with anyio.fail_after(TIMINGS["renew_deadline"] * 3):
+        await first.hold()
+    assert not first.is_leader
+    assert not second.is_leader
