@@ -7,11 +7,11 @@ with a uid but an otherwise malformed request gets a well-formed denial the apis
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from webhooks.errors import MalformedReviewError, UnanswerableReviewError
@@ -74,8 +74,8 @@ def parse_review(body: bytes) -> AdmissionRequest:
             f"request body of {len(body)} bytes exceeds the limit of {MAX_BODY_BYTES} bytes"
         )
     try:
-        review = json.loads(body)
-    except (ValueError, RecursionError) as error:
+        review = orjson.loads(body)
+    except orjson.JSONDecodeError as error:
         raise UnanswerableReviewError(f"request body is not valid JSON: {error}") from None
     request = _unwrap_review(review)
     try:

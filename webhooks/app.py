@@ -8,11 +8,11 @@ never an HTTP 500 (the upstream handler chain recovers panics the same way).
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterable
 from typing import Any
 
+import orjson
 import structlog
 from aiohttp import web
 
@@ -117,7 +117,7 @@ async def _read_body(http_request: web.Request) -> bytes:
 
 
 def _review_response(review: dict[str, Any]) -> web.Response:
-    return web.Response(body=json.dumps(review).encode(), content_type="application/json")
+    return web.Response(body=orjson.dumps(review), content_type="application/json")
 
 
 def build_app(

@@ -6,6 +6,7 @@ trust the directory's ``ca.crt``. Stops cleanly on SIGTERM or SIGINT.
 
 from __future__ import annotations
 
+import gc
 import signal
 from collections.abc import Callable
 from enum import StrEnum
@@ -44,6 +45,9 @@ async def serve_standalone(
     async with anyio.create_task_group() as task_group:
         with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
             await task_group.start(server.run)
+            # Everything allocated so far lives as long as the process: exempting it from the
+            # cyclic collector keeps full collections (latency spikes under load) short.
+            gc.freeze()
             shown_host = "127.0.0.1" if host in ("0.0.0.0", "") else host
             announce(f"serving https://{shown_host}:{server.port} (CA: {cert_dir / 'ca.crt'})")
             async for _ in signals:

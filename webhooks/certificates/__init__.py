@@ -2,6 +2,7 @@
 
 from webhooks.certificates.directory import DirectoryCertificates, ensure_self_signed_files
 from webhooks.certificates.generation import KeyPair, generate_ca, generate_serving_pair
+from webhooks.certificates.operator_managed import OperatorManagedCertificates
 from webhooks.certificates.rotation import CertificatePolicy, ManagedCertificates
 from webhooks.certificates.tls import ReloadableServerTLS
 
@@ -10,6 +11,7 @@ __all__ = [
     "DirectoryCertificates",
     "KeyPair",
     "ManagedCertificates",
+    "OperatorManagedCertificates",
     "ReloadableServerTLS",
     "ensure_self_signed_files",
     "generate_ca",
