@@ -37,6 +37,10 @@ class HealthProbes:
     def add_readyz_check(self, name: str, check: Check) -> None:
         self._checks["readyz"][name] = check
 
+    def passes(self, endpoint: str) -> bool:
+        """Whether every check of `endpoint` ("healthz" or "readyz") passes now."""
+        return all(_passes(check) for check in self._checks[endpoint].values())
+
     def server(self, *, host: str = "0.0.0.0", port: int = DEFAULT_HEALTH_PORT) -> AppServer:
         app = web.Application()
         for endpoint in self._checks:
