@@ -22,7 +22,9 @@ class ControlPlane:
         self._require_local("restart_apiserver").restart_apiserver()
 
     def compact_etcd(self) -> int:
-        """Compact etcd to its current revision; returns that revision."""
+        """Compact etcd to its current revision and restart the apiserver (which resets its watch
+        cache), so older resourceVersions are 410 Gone for watches and lists; returns the revision.
+        """
         return self._require_local("compact_etcd").compact_etcd()
 
     def _require_local(self, what: str) -> LocalCluster:
