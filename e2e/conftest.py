@@ -37,6 +37,7 @@ if str(_HACK) not in sys.path:
 from localcluster import ControlPlane, LocalCluster, ensure_binaries  # noqa: E402
 
 EXTERNAL_KUBECONFIG_ENV = "DYNAMO_E2E_KUBECONFIG"
+_WORKDIR_PREFIX = "dynamo-e2e-control-plane-"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -55,7 +56,8 @@ def control_plane() -> Iterator[ControlPlane]:
         yield ControlPlane(path, _current_server(path), local=None)
         return
     binaries = ensure_binaries(show_progress=True)
-    workdir = Path(tempfile.mkdtemp(prefix="dynamo-e2e-control-plane-"))
+    LocalCluster.remove_abandoned(Path(tempfile.gettempdir()), _WORKDIR_PREFIX)
+    workdir = Path(tempfile.mkdtemp(prefix=_WORKDIR_PREFIX))
     cluster = LocalCluster.create(binaries, workdir, die_with_parent=True)
     # Belt and braces: pytest runs fixture teardown on failures and Ctrl-C, atexit covers an
     # interpreter exit that skips it, and PR_SET_PDEATHSIG covers a killed interpreter.

@@ -138,6 +138,28 @@ class LocalCluster:
             )
         return cluster
 
+    @staticmethod
+    def remove_abandoned(parent: Path, prefix: str) -> list[Path]:
+        """Delete work dirs under ``parent`` left by harnesses that were killed.
+
+        Only a dir whose state file lists processes, none of them alive any more, counts as
+        abandoned: a cluster still starting has no state file yet, and one stopping removes it.
+        """
+        removed = []
+        for workdir in parent.glob(f"{prefix}*"):
+            try:
+                state = json.loads((workdir / _STATE_FILE).read_text())
+            except (OSError, ValueError):
+                continue
+            processes = [
+                ManagedProcess(name, entry["pid"], Path(entry["binary"]), Path(entry["log"]))
+                for name, entry in state["processes"].items()
+            ]
+            if processes and not any(p.alive() for p in processes):
+                shutil.rmtree(workdir, ignore_errors=True)
+                removed.append(workdir)
+        return removed
+
     def _save_state(self) -> None:
         state = {
             "ports": self.ports.as_dict(),

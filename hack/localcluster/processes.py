@@ -2,9 +2,10 @@
 
 Each process gets its own session (so a Ctrl-C in the terminal reaches only the harness, which then
 stops the processes in order) and a log file. When ``die_with_parent`` is set, Linux's
-PR_SET_PDEATHSIG makes the kernel SIGTERM the process if the harness itself dies, so even a killed
-pytest leaves nothing behind. A PID is signalled only while /proc says it still runs the binary we
-started, so a recycled PID is never hit.
+PR_SET_PDEATHSIG makes the kernel SIGKILL the process if the harness itself dies, so even a killed
+pytest leaves nothing behind (SIGKILL, because a SIGTERMed kube-apiserver can hang draining watches
+of clients that died with the harness). A PID is signalled only while /proc says it still runs the
+binary we started, so a recycled PID is never hit.
 """
 
 from __future__ import annotations
@@ -136,4 +137,4 @@ def _on_main_thread() -> bool:
 
 def _die_with_parent() -> None:
     libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)

@@ -66,3 +66,35 @@ def test_processes_die_with_the_harness_that_started_them(tmp_path: Path) -> Non
     orphan = ManagedProcess("sleeper", int(output.stdout), Path("/bin/sleep"), tmp_path / "log")
 
     wait_for("the orphan to be terminated", lambda: not orphan.alive(), timeout=30)
+
+
+def test_only_work_dirs_whose_processes_all_died_are_swept(tmp_path: Path) -> None:
+    import json
+
+    from localcluster.cluster import LocalCluster
+
+    own_binary = Path("/proc/self/cmdline").read_bytes().split(b"\0")[0].decode()
+
+    def workdir(name: str, pid: int | None) -> Path:
+        path = tmp_path / name
+        path.mkdir()
+        if pid is not None:
+            entry = {"pid": pid, "binary": own_binary, "log": str(path / "log")}
+            (path / "state.json").write_text(json.dumps({"processes": {"python": entry}}))
+        return path
+
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    abandoned = workdir("run-abandoned", int(dead.stdout))
+    running = workdir("run-running", os.getpid())  # this very interpreter is alive
+    starting = workdir("run-starting", None)  # no state file yet
+
+    removed = LocalCluster.remove_abandoned(tmp_path, "run-")
+
+    assert removed == [abandoned]
+    assert running.exists()
+    assert starting.exists()
