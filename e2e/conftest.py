@@ -12,6 +12,12 @@ Fixtures (the cross-team contract):
   ``.compact_etcd()``; sets ``os.environ["KUBECONFIG"]``.
 - ``kubeconfig`` (session): the kubeconfig path.
 - ``namespace`` (function): a fresh namespace, deleted after the test.
+- ``kr8s_api`` (session): a synchronous kr8s client for that cluster.
+
+A webhook server for the local apiserver can use a certificate from the cluster's own CA:
+``control_plane.local.pki.issue_serving_cert(dir, name)`` (and ``pki.ca.cert`` as caBundle).
+Every namespace has the ``kube-root-ca.crt`` ConfigMap (published by the controller-manager), as in
+any real cluster.
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ source "$ROOT/hack/control-plane/go-env.sh"
 HELM="$DYNAMO_CACHE/helm-$HELM_VERSION-$GO_VERSION/bin/helm"
 LWS_SRC="$DYNAMO_CACHE/lws-$LWS_VERSION-$GO_VERSION/src"
 "$HELM" upgrade --install lws "$LWS_SRC/charts/lws" --namespace lws-system --create-namespace \
+  --set image.manager.tag="$LWS_VERSION" \
   --wait --timeout 5m >&2
 
 if [ -f "$ROOT/Dockerfile" ]; then
