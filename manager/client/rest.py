@@ -165,7 +165,7 @@ class RestClient:
         path = kind.collection_path(namespace)
         started = time.monotonic()
         async with self.transport.stream(path, params=params) as response:
-            metrics.record_request("WATCH", self.host, response.status, time.monotonic() - started)
+            metrics.record_request("GET", self.host, response.status, time.monotonic() - started)
             if response.status >= 400:
                 raise error_from_response(response.status, await response.read(), response.headers)
             yield _decode_events(response.lines())
