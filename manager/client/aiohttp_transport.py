@@ -29,6 +29,7 @@ class AiohttpTransport:
         self._api = api
         self._session: aiohttp.ClientSession | None = None
         self._session_lock = anyio.Lock()
+        self._retired: list[aiohttp.ClientSession] = []
 
     @property
     def server(self) -> str:
@@ -94,9 +95,11 @@ class AiohttpTransport:
         return f"{str(self._api.auth.server).rstrip('/')}{path}"
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        for session in [*self._retired, self._session]:
+            if session is not None:
+                await session.close()
+        self._retired.clear()
+        self._session = None
 
     async def _get_session(self) -> aiohttp.ClientSession:
         if self._session is not None and not self._session.closed:
@@ -122,8 +125,9 @@ class AiohttpTransport:
             if self._session is stale:
                 await self._api.auth.reauthenticate()
                 self._session = await self._new_session()
-        # Requests in flight on the stale session finish on it; close it only when they are done.
-        # aiohttp closes idle connections when the session object is collected.
+                # Watches still streaming on the stale session keep it until they end; it is
+                # closed with the transport.
+                self._retired.append(stale)
 
 
 async def _chunks(response: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
