@@ -7,6 +7,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
+import anyio
 import kr8s
 import kr8s.asyncio
 import pytest
@@ -100,12 +101,26 @@ def test_crds_are_established_with_their_short_names(installed_crds: list[Any]) 
     }
 
 
+async def _published_schemas(api: kr8s.asyncio.Api) -> dict[str, Any]:
+    """The group's OpenAPI v3 document; the server publishes it a few seconds after the CRDs
+    become Established, and answers 404 until then."""
+    with anyio.fail_after(60):
+        while True:
+            try:
+                async with api.call_api(
+                    "GET", version="", base="/openapi/v3", url="apis/nvidia.com/v1alpha1"
+                ) as r:
+                    schemas: dict[str, Any] = r.json()["components"]["schemas"]
+                    return schemas
+            except kr8s.ServerError as error:
+                if error.response is None or error.response.status_code != 404:
+                    raise
+            await anyio.sleep(0.5)
+
+
 @pytest.mark.anyio
 async def test_published_openapi_carries_field_descriptions(api: kr8s.asyncio.Api) -> None:
-    async with api.call_api(
-        "GET", version="", base="/openapi/v3", url="apis/nvidia.com/v1alpha1"
-    ) as r:
-        schemas = r.json()["components"]["schemas"]
+    schemas = await _published_schemas(api)
 
     graph = schemas["com.nvidia.v1alpha1.DynamoGraphDeployment"]
     spec = graph["properties"]["spec"]
