@@ -13,6 +13,7 @@ Fixtures (the cross-team contract):
 - ``kubeconfig`` (session): the kubeconfig path.
 - ``namespace`` (function): a fresh namespace, deleted after the test.
 - ``kr8s_api`` (session): a synchronous kr8s client for that cluster.
+- ``api`` (function): an asyncio kr8s client, its transport closed after the test.
 
 A webhook server for the local apiserver can use a certificate from the cluster's own CA:
 ``control_plane.local.pki.issue_serving_cert(dir, name)`` (and ``pki.ca.cert`` as caBundle).
@@ -28,10 +29,12 @@ import shutil
 import sys
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import kr8s
+import kr8s.asyncio
 import pytest
 import yaml
 from kr8s.objects import Namespace
@@ -41,6 +44,8 @@ if str(_HACK) not in sys.path:
     sys.path.insert(0, str(_HACK))
 
 from localcluster import ControlPlane, LocalCluster, ensure_binaries  # noqa: E402
+
+from manager.client import RestClient  # noqa: E402
 
 EXTERNAL_KUBECONFIG_ENV = "DYNAMO_E2E_KUBECONFIG"
 _WORKDIR_PREFIX = "dynamo-e2e-control-plane-"
@@ -87,6 +92,13 @@ def kubeconfig(control_plane: ControlPlane) -> Path:
 def kr8s_api(kubeconfig: Path) -> kr8s.Api:
     """A synchronous kr8s client for the harness's own work (namespaces, smoke tests)."""
     return kr8s.api(kubeconfig=str(kubeconfig))
+
+
+@pytest.fixture
+async def api(kubeconfig: Path) -> AsyncIterator[Any]:
+    api = await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
+    yield api
+    await RestClient.for_api(api).transport.aclose()
 
 
 @pytest.fixture

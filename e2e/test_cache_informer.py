@@ -3,12 +3,9 @@ also across an apiserver restart and across etcd compaction (410 Gone -> relist)
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import anyio
-import kr8s.asyncio
 import pytest
 from prometheus_client import REGISTRY
 
@@ -20,18 +17,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 CONVERGE_SECONDS = 60
 SELECTOR = "test=informer"  # leaves out kube-root-ca.crt, which the controller-manager adds
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-async def api(kubeconfig: Path) -> AsyncIterator[Any]:
-    api = await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
-    yield api
-    await RestClient.for_api(api).transport.aclose()
 
 
 class History:

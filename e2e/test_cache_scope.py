@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import anyio
-import kr8s.asyncio
 import pytest
 
 from manager.cache import OWNER_UID_INDEX, Cache
@@ -17,18 +15,6 @@ from manager.client import RestClient
 from manager.kinds import CONFIG_MAP, NAMESPACE, SECRET
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-async def api(kubeconfig: Path) -> AsyncIterator[Any]:
-    api = await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
-    yield api
-    await RestClient.for_api(api).transport.aclose()
 
 
 @pytest.fixture

@@ -5,31 +5,17 @@ from __future__ import annotations
 
 import copy
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import anyio
-import kr8s.asyncio
 import pytest
 from prometheus_client import REGISTRY
 
 from manager.cache import Cache
-from manager.client import AlreadyExists, Client, Conflict, Invalid, NotFound, RestClient
+from manager.client import AlreadyExists, Client, Conflict, Invalid, NotFound
 from manager.kinds import CONFIG_MAP, ResourceKind, resolve_kind
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-async def api(kubeconfig: Path) -> AsyncIterator[Any]:
-    api = await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
-    yield api
-    await RestClient.for_api(api).transport.aclose()
 
 
 @pytest.fixture

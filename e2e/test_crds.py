@@ -61,11 +61,6 @@ def installed_crds(kr8s_api: kr8s.Api) -> list[Any]:
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 async def api(kubeconfig: Path, installed_crds: list[Any]) -> kr8s.asyncio.Api:
     return await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
 

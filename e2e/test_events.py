@@ -3,12 +3,9 @@ distinct reasons stay distinct, and recording never waits for the API server."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import anyio
-import kr8s.asyncio
 import pytest
 from prometheus_client import REGISTRY
 
@@ -17,18 +14,6 @@ from manager.events import EventRecorder
 from manager.kinds import CONFIG_MAP, EVENT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-async def api(kubeconfig: Path) -> AsyncIterator[Any]:
-    api = await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
-    yield api
-    await RestClient.for_api(api).transport.aclose()
 
 
 async def events_about(rest: RestClient, namespace: str, name: str) -> list[dict[str, Any]]:

@@ -3,12 +3,9 @@ once its lease expires, a released one at the next retry."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import anyio
-import kr8s.asyncio
 import pytest
 from prometheus_client import REGISTRY
 
@@ -20,18 +17,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 LEASE_SECONDS = 4.0
 TIMINGS = {"lease_duration": LEASE_SECONDS, "renew_deadline": 3.0, "retry_period": 0.5}
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-async def api(kubeconfig: Path) -> AsyncIterator[Any]:
-    api = await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
-    yield api
-    await RestClient.for_api(api).transport.aclose()
 
 
 def electors(api: Any, namespace: str, **timings: float) -> tuple[LeaderElector, LeaderElector]:

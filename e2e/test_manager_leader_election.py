@@ -4,12 +4,9 @@ gracefully the other takes over at its next retry."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import anyio
-import kr8s.asyncio
 import pytest
 from anyio.abc import TaskStatus
 
@@ -25,18 +22,6 @@ LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD = 4.0, 3.0, 1.0
 # The longest a candidate can need once the lease is up for grabs: the lease runs out on its own
 # clock, then its next jittered retry (up to 2.2 retry periods), plus a second for the round trip.
 TAKEOVER_BOUND = LEASE_DURATION + 2.2 * RETRY_PERIOD + 1.0
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-async def api(kubeconfig: Path) -> AsyncIterator[Any]:
-    api = await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
-    yield api
-    await RestClient.for_api(api).transport.aclose()
 
 
 class LeaderWork:

@@ -5,11 +5,9 @@ of 1,000 Secrets."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import anyio
-import kr8s.asyncio
 import pytest
 from prometheus_client import REGISTRY
 
@@ -31,18 +29,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 CONVERGE_SECONDS = 120
 BURST = 1000
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-async def api(kubeconfig: Path) -> AsyncIterator[Any]:
-    api = await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
-    yield api
-    await RestClient.for_api(api).transport.aclose()
 
 
 @pytest.fixture

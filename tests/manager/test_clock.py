@@ -4,11 +4,6 @@ import pytest
 from manager.clock import FakeClock, RealClock
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 async def test_fake_sleepers_wake_in_deadline_order_only_when_time_reaches_them() -> None:
     clock = FakeClock(start=0)

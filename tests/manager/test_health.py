@@ -10,11 +10,6 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def probes() -> HealthProbes:
     return HealthProbes()
 

@@ -12,11 +12,6 @@ from manager.logging import configure_logging, get_logger, reconcile_context
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def output() -> Iterator[io.StringIO]:
     stream = io.StringIO()
     root = logging.getLogger()

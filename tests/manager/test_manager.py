@@ -17,11 +17,6 @@ pytestmark = pytest.mark.anyio
 events: list[str] = []
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(autouse=True)
 def clear_events() -> None:
     events.clear()

@@ -13,11 +13,6 @@ from webhooks.app import build_app
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def validator() -> ScriptedValidator:
     return ScriptedValidator()
 

@@ -11,11 +11,6 @@ from manager.metrics.exporter import metrics_server
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def scrape(url: str, accept: str = "") -> tuple[str, str]:
     headers = {"Accept": accept} if accept else {}
     async with aiohttp.ClientSession() as session, session.get(url, headers=headers) as response:
