@@ -7,6 +7,7 @@ well-formed document that breaks a rule is merely invalid (exit code 1). Either 
 
 from __future__ import annotations
 
+import argparse
 import copy
 import sys
 from collections.abc import Mapping, Sequence
@@ -31,6 +32,18 @@ DOCKER_CONFIG_JSON_SECRET_TYPE = "kubernetes.io/dockerconfigjson"
 _MALFORMED_REASONS = frozenset(
     {IssueReason.MISSING_REQUIRED_FIELD, IssueReason.INVALID_TYPE, IssueReason.MALFORMED_OBJECT}
 )
+
+
+def add_filename_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-f",
+        "--filename",
+        dest="files",
+        action="append",
+        required=True,
+        metavar="FILE",
+        help="YAML file with one or more documents; '-' reads stdin (repeatable)",
+    )
 
 
 class BadInputError(Exception):

@@ -17,6 +17,7 @@ from manager.commands.documents import (
     EXIT_INVALID,
     BadInputError,
     SourcedDocument,
+    add_filename_argument,
     check_document,
     load_documents,
 )
@@ -36,15 +37,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "Secrets among the documents feed image pull secret discovery."
         ),
     )
-    parser.add_argument(
-        "-f",
-        "--filename",
-        dest="files",
-        action="append",
-        required=True,
-        metavar="FILE",
-        help="YAML file with one or more documents; '-' reads stdin (repeatable)",
-    )
+    add_filename_argument(parser)
     parser.add_argument("-o", "--output", choices=["yaml", "json"], default="yaml")
     parser.add_argument(
         "-n", "--namespace", default=DEFAULT_NAMESPACE, help="namespace for objects that name none"

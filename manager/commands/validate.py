@@ -9,6 +9,7 @@ from manager.commands.documents import (
     EXIT_BAD_INPUT,
     EXIT_INVALID,
     BadInputError,
+    add_filename_argument,
     check_document,
     format_issue,
     load_documents,
@@ -24,15 +25,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "Exit code 0 when all are valid, 1 when any is invalid, 2 on unusable input."
         ),
     )
-    parser.add_argument(
-        "-f",
-        "--filename",
-        dest="files",
-        action="append",
-        required=True,
-        metavar="FILE",
-        help="YAML file with one or more documents; '-' reads stdin (repeatable)",
-    )
+    add_filename_argument(parser)
     parser.add_argument(
         "-n",
         "--namespace",
