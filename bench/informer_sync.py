@@ -23,15 +23,12 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import resource
 import sys
-import tempfile
 import time
 import tracemalloc
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -48,21 +45,12 @@ from manager.kinds import CONFIG_MAP, NAMESPACE
 CONFIG_FILE = "\n".join(f"setting_{i}: value-{i}-{'x' * 12}" for i in range(8))
 
 
-@contextmanager
-def kubeconfig() -> Iterator[Path]:
-    if os.environ.get("KUBECONFIG"):
-        yield Path(os.environ["KUBECONFIG"])
-        return
+def kubeconfig() -> AbstractContextManager[Path]:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hack"))
-    from localcluster import LocalCluster, ensure_binaries
+    from localcluster import kubeconfig_or_local_cluster  # type: ignore[import-not-found]
 
-    workdir = Path(tempfile.mkdtemp(prefix="bench-informer-"))
-    cluster = LocalCluster.create(ensure_binaries(), workdir, die_with_parent=True, with_lws=False)
-    cluster.start()
-    try:
-        yield cluster.kubeconfig
-    finally:
-        cluster.stop()
+    cluster: AbstractContextManager[Path] = kubeconfig_or_local_cluster(prefix="bench-informer-")
+    return cluster
 
 
 def config_map(namespace: str, index: int) -> dict[str, Any]:

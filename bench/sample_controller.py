@@ -18,13 +18,10 @@ The last line is `key=value` pairs for scripts.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -48,21 +45,12 @@ from manager.logging import configure_logging
 from manager.manager import Manager
 
 
-@contextmanager
-def kubeconfig() -> Iterator[Path]:
-    if os.environ.get("KUBECONFIG"):
-        yield Path(os.environ["KUBECONFIG"])
-        return
+def kubeconfig() -> AbstractContextManager[Path]:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hack"))
-    from localcluster import LocalCluster, ensure_binaries  # type: ignore[import-not-found]
+    from localcluster import kubeconfig_or_local_cluster  # type: ignore[import-not-found]
 
-    workdir = Path(tempfile.mkdtemp(prefix="bench-sample-controller-"))
-    cluster = LocalCluster.create(ensure_binaries(), workdir, die_with_parent=True, with_lws=False)
-    cluster.start()
-    try:
-        yield cluster.kubeconfig
-    finally:
-        cluster.stop()
+    cluster: AbstractContextManager[Path] = kubeconfig_or_local_cluster(prefix="bench-controller-")
+    return cluster
 
 
 def successes(controller: Controller) -> float:

@@ -7,6 +7,7 @@ from .admin_client import AdminClient, ApiError
 from .binaries import Binaries, BuildError, ensure_binaries
 from .cluster import LocalCluster, install_crd
 from .control_plane import ControlPlane
+from .ephemeral import kubeconfig_or_local_cluster
 from .pki import KeyPair, Pki
 from .processes import StartupError
 from .waiting import wait_for
@@ -23,5 +24,6 @@ __all__ = [
     "StartupError",
     "ensure_binaries",
     "install_crd",
+    "kubeconfig_or_local_cluster",
     "wait_for",
 ]
