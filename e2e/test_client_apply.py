@@ -101,6 +101,26 @@ async def test_apply_if_changed_writes_once_then_nothing_until_the_intent_change
     assert (await cached(client, kind, namespace, "web"))["spec"]["replicas"] == 3
 
 
+async def test_apply_if_changed_removes_a_field_the_controller_stopped_setting(
+    client: Client, namespace: str
+) -> None:
+    kind = await resolve_kind(client.api, "apps/v1", "Deployment")
+    with_limit = deployment(namespace)
+    container = with_limit["spec"]["template"]["spec"]["containers"][0]
+    container["resources"]["limits"] = {"nvidia.com/gpu": "1"}
+    with_limit["metadata"]["labels"] = {"app": "web", "tier": "front"}
+    assert await client.apply_if_changed(with_limit, None) is True
+
+    live = await cached(client, kind, namespace, "web")
+    assert await client.apply_if_changed(deployment(namespace), live) is True
+
+    live = await cached(client, kind, namespace, "web")
+    resources = live["spec"]["template"]["spec"]["containers"][0]["resources"]
+    assert "limits" not in resources
+    assert "tier" not in live["metadata"]["labels"]
+    assert await client.apply_if_changed(deployment(namespace), live) is False
+
+
 async def test_apply_keeps_fields_owned_by_other_managers(client: Client, namespace: str) -> None:
     await client.apply(
         {**config_map(namespace, "shared"), "data": {"ours": "1"}}, field_manager="first"

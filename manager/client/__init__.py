@@ -1,6 +1,11 @@
 """The Kubernetes client: REST verbs over kr8s credentials, cached reads, server-side apply."""
 
-from manager.client.apply import find_difference, needs_apply
+from manager.client.apply import (
+    APPLIED_DIGEST_ANNOTATION,
+    find_difference,
+    needs_apply,
+    with_applied_digest,
+)
 from manager.client.client import DEFAULT_FIELD_MANAGER, Client
 from manager.client.errors import (
     AlreadyExists,
@@ -21,6 +26,7 @@ from manager.client.errors import (
 from manager.client.rest import ListPage, PropagationPolicy, RestClient, WatchEvent
 
 __all__ = [
+    "APPLIED_DIGEST_ANNOTATION",
     "DEFAULT_FIELD_MANAGER",
     "AlreadyExists",
     "ApiError",
@@ -43,4 +49,5 @@ __all__ = [
     "WatchEvent",
     "find_difference",
     "needs_apply",
+    "with_applied_digest",
 ]

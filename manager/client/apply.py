@@ -12,16 +12,26 @@ equal and the operator writes nothing at steady state:
 - `None` in `desired` means the field must be absent from `live`;
 - scalars: equal values of the same JSON type (`True` is not `1`); two resource quantities that
   the API server would canonicalise differently ("1000m" and "1", "0.5Gi" and "512Mi") are equal.
+
+A compare that only looks at what `desired` sets cannot see a field the controller *stopped*
+setting (a label, a probe, a resource limit): skipping that apply would leave the stale field in
+place for ever. `with_applied_digest` therefore stamps `desired` with a digest of itself; any
+change to `desired`, removals included, changes the digest and so forces the apply.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-__all__ = ["find_difference", "needs_apply"]
+import orjson
+
+__all__ = ["APPLIED_DIGEST_ANNOTATION", "find_difference", "needs_apply", "with_applied_digest"]
+
+APPLIED_DIGEST_ANNOTATION = "kr8s-manager/applied-digest"
 
 _MISSING: Any = object()
 
@@ -46,6 +56,16 @@ _SUFFIX = {
     "Pi": Decimal(2**50),
     "Ei": Decimal(2**60),
 }
+
+
+def with_applied_digest(
+    desired: Mapping[str, Any], annotation: str = APPLIED_DIGEST_ANNOTATION
+) -> dict[str, Any]:
+    """A shallow copy of `desired` whose `metadata.annotations[annotation]` is its digest."""
+    digest = hashlib.sha256(orjson.dumps(desired, option=orjson.OPT_SORT_KEYS)).hexdigest()[:24]
+    metadata = dict(desired.get("metadata") or {})
+    metadata["annotations"] = {**(metadata.get("annotations") or {}), annotation: digest}
+    return {**desired, "metadata": metadata}
 
 
 def needs_apply(desired: Mapping[str, Any], live: Mapping[str, Any] | None) -> bool:

@@ -6,8 +6,10 @@ copies, so a reconciler may mutate what it reads. Writes go through `RestClient`
 
 - `apply` / `apply_status`: server-side apply with field manager `dynamo-operator` and `force`
   (controllers own what they apply);
-- `apply_if_changed`: the same, skipped when the live object already agrees on every field the
-  desired one sets (`apply.needs_apply`): the way to zero writes at steady state;
+- `apply_if_changed`: the same, stamped with a digest of the desired object
+  (`apply.with_applied_digest`) and skipped when the live object already agrees on every field
+  the stamped one sets: the way to zero writes at steady state without leaving behind fields the
+  controller stopped setting;
 - `create`, `update_status` (PUT, resourceVersion-guarded), `merge_patch`, `delete`.
 """
 
@@ -19,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from manager.client.apply import find_difference
+from manager.client.apply import APPLIED_DIGEST_ANNOTATION, find_difference, with_applied_digest
 from manager.client.errors import NotFound
 from manager.client.rest import PropagationPolicy, RestClient
 from manager.kinds import ResourceKind, resolve_kind
@@ -35,10 +37,13 @@ log = structlog.get_logger("manager.client")
 
 
 class Client:
-    def __init__(self, api: Any, cache: Cache) -> None:
+    def __init__(
+        self, api: Any, cache: Cache, *, applied_digest_annotation: str = APPLIED_DIGEST_ANNOTATION
+    ) -> None:
         self.api = api
         self.cache = cache
         self.rest = RestClient.for_api(api)
+        self.applied_digest_annotation = applied_digest_annotation
 
     async def kind_of(self, obj: Mapping[str, Any]) -> ResourceKind:
         """The `ResourceKind` of an object from its `apiVersion` and `kind` (discovery, cached)."""
@@ -101,6 +106,7 @@ class Client:
         field_manager: str = DEFAULT_FIELD_MANAGER,
     ) -> bool:
         """Apply `desired` unless `live` already matches it; True when a write was made."""
+        desired = with_applied_digest(desired, self.applied_digest_annotation)
         difference = "(absent)" if live is None else find_difference(desired, live)
         if difference is None:
             return False

@@ -1,8 +1,14 @@
+import copy
 from typing import Any
 
 import pytest
 
-from manager.client import find_difference, needs_apply
+from manager.client import (
+    APPLIED_DIGEST_ANNOTATION,
+    find_difference,
+    needs_apply,
+    with_applied_digest,
+)
 
 DESIRED: dict[str, Any] = {
     "apiVersion": "apps/v1",
@@ -115,3 +121,27 @@ def test_none_requires_the_field_to_be_absent() -> None:
 def test_a_type_change_between_map_list_and_scalar_differs() -> None:
     assert find_difference({"a": {"b": 1}}, {"a": "text"}) == "a"
     assert find_difference({"a": [1]}, {"a": {"0": 1}}) == "a"
+
+
+def test_the_applied_digest_changes_when_the_controller_stops_setting_a_field() -> None:
+    before = {"metadata": {"name": "web", "labels": {"app": "web", "tier": "front"}}}
+    after = {"metadata": {"name": "web", "labels": {"app": "web"}}}
+    live = with_applied_digest(before)  # what the server holds after applying `before`
+
+    assert find_difference(after, live) is None, "a plain compare cannot see the removal"
+    assert find_difference(with_applied_digest(after), live) == (
+        f"metadata.annotations.{APPLIED_DIGEST_ANNOTATION}"
+    )
+    assert find_difference(with_applied_digest(before), live) is None
+
+
+def test_the_applied_digest_ignores_key_order_and_leaves_its_input_alone() -> None:
+    desired = {"spec": {"b": 1, "a": [1, 2]}, "metadata": {"annotations": {"keep": "me"}}}
+    reordered = {"metadata": {"annotations": {"keep": "me"}}, "spec": {"a": [1, 2], "b": 1}}
+    original = copy.deepcopy(desired)
+
+    stamped = with_applied_digest(desired, "example.com/digest")
+
+    assert desired == original
+    assert stamped["metadata"]["annotations"]["keep"] == "me"
+    assert stamped == with_applied_digest(reordered, "example.com/digest")
