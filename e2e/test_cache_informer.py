@@ -92,6 +92,15 @@ async def make_changes(rest: RestClient, namespace: str, tag: str) -> None:
         await rest.delete(CONFIG_MAP, namespace, f"base-{index}")
 
 
+def events_of_changes(tag: str) -> list[tuple[str, str]]:
+    """The events `make_changes(..., tag)` must produce, each exactly once (sorted)."""
+    return sorted(
+        [("add", f"{tag}-new-{i}") for i in range(3)]
+        + [("update", "base-0"), ("update", "base-1")]
+        + [("delete", "base-2"), ("delete", "base-3")]
+    )
+
+
 async def prepare(rest: RestClient, namespace: str, count: int = 10) -> None:
     for index in range(count):
         await rest.create(CONFIG_MAP, config_map(namespace, f"base-{index}"), field_manager="t")
@@ -123,11 +132,7 @@ async def test_an_informer_lists_then_streams_every_change(api: Any, namespace: 
         await wait_until_converged(history, informer, rest)
         tg.cancel_scope.cancel()
 
-    assert history.since(mark) == sorted(
-        [("add", f"live-new-{i}") for i in range(3)]
-        + [("update", "base-0"), ("update", "base-1")]
-        + [("delete", "base-2"), ("delete", "base-3")]
-    )
+    assert history.since(mark) == events_of_changes("live")
     assert history.problems == []
 
 
@@ -151,11 +156,7 @@ async def test_informers_converge_across_an_apiserver_restart(
         await wait_until_converged(history, informer, rest)
         tg.cancel_scope.cancel()
 
-    assert history.since(mark) == sorted(
-        [("add", f"after-restart-new-{i}") for i in range(3)]
-        + [("update", "base-0"), ("update", "base-1")]
-        + [("delete", "base-2"), ("delete", "base-3")]
-    )
+    assert history.since(mark) == events_of_changes("after-restart")
     assert history.problems == []
 
 
@@ -187,9 +188,5 @@ async def test_a_compacted_resource_version_triggers_a_relist_that_replays_the_g
         tg.cancel_scope.cancel()
 
     assert relists("expired") == expired_before + 1
-    assert history.since(mark) == sorted(
-        [("add", f"in-gap-new-{i}") for i in range(3)]
-        + [("update", "base-0"), ("update", "base-1")]
-        + [("delete", "base-2"), ("delete", "base-3")]
-    )
+    assert history.since(mark) == events_of_changes("in-gap")
     assert history.problems == []
