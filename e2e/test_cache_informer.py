@@ -106,6 +106,18 @@ async def prepare(rest: RestClient, namespace: str, count: int = 10) -> None:
         await rest.create(CONFIG_MAP, config_map(namespace, f"base-{index}"), field_manager="t")
 
 
+async def watched_base_config_maps(
+    api: Any, namespace: str
+) -> tuple[RestClient, Informer, History]:
+    """Ten prepared config maps and a (not yet running) informer recording their events."""
+    rest = RestClient.for_api(api)
+    await prepare(rest, namespace)
+    informer = Informer(api, CONFIG_MAP, namespace, label_selector=SELECTOR)
+    history = History()
+    informer.add_event_handler(history)
+    return rest, informer, history
+
+
 def relists(reason: str) -> float:
     value = REGISTRY.get_sample_value(
         "informer_relists_total", {"resource": "configmaps", "reason": reason}
@@ -140,11 +152,7 @@ async def test_an_informer_lists_then_streams_every_change(api: Any, namespace: 
 async def test_informers_converge_across_an_apiserver_restart(
     api: Any, namespace: str, control_plane: Any
 ) -> None:
-    rest = RestClient.for_api(api)
-    await prepare(rest, namespace)
-    informer = Informer(api, CONFIG_MAP, namespace, label_selector=SELECTOR)
-    history = History()
-    informer.add_event_handler(history)
+    rest, informer, history = await watched_base_config_maps(api, namespace)
 
     async with anyio.create_task_group() as tg:
         await tg.start(informer.run)
@@ -164,11 +172,7 @@ async def test_informers_converge_across_an_apiserver_restart(
 async def test_a_compacted_resource_version_triggers_a_relist_that_replays_the_gap(
     api: Any, namespace: str, control_plane: Any
 ) -> None:
-    rest = RestClient.for_api(api)
-    await prepare(rest, namespace)
-    informer = Informer(api, CONFIG_MAP, namespace, label_selector=SELECTOR)
-    history = History()
-    informer.add_event_handler(history)
+    rest, informer, history = await watched_base_config_maps(api, namespace)
     async with anyio.create_task_group() as tg:
         await tg.start(informer.run)
         await wait_until_converged(history, informer, rest)
