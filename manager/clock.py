@@ -71,6 +71,14 @@ class FakeClock:
             _, _, wake = heapq.heappop(self._sleepers)
             wake.set()
 
+    async def settle(self, seconds: float = 0) -> None:
+        """Let every task run until blocked, move time forward by `seconds`, and again: one
+        deterministic step of a test driven by this clock."""
+        await anyio.wait_all_tasks_blocked()
+        if seconds:
+            self.advance(seconds)
+            await anyio.wait_all_tasks_blocked()
+
     @property
     def sleepers(self) -> int:
         """How many tasks are sleeping on this clock (cancelled sleepers count until woken)."""

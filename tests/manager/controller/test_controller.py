@@ -76,18 +76,11 @@ def new_controller(reconciler: Recorder, clock: FakeClock, **options: object) ->
     )
 
 
-async def settle(clock: FakeClock, seconds: float = 0) -> None:
-    await anyio.wait_all_tasks_blocked()
-    if seconds:
-        clock.advance(seconds)
-        await anyio.wait_all_tasks_blocked()
-
-
 async def test_a_successful_reconcile_runs_once_and_is_counted() -> None:
     clock, reconciler = FakeClock(), Recorder()
     async with running(new_controller(reconciler, clock)) as controller:
         controller.queue.add(A)
-        await settle(clock, 3600)
+        await clock.settle(3600)
 
     assert reconciler.calls == [A]
     assert metric("controller_runtime_reconcile_total", controller.name, result="success") == 1
@@ -99,16 +92,16 @@ async def test_errors_are_retried_with_growing_backoff_until_success() -> None:
     reconciler.script[A] = [raise_(RuntimeError("api down")), raise_(RuntimeError("api down"))]
     async with running(new_controller(reconciler, clock)) as controller:
         controller.queue.add(A)
-        await settle(clock)
+        await clock.settle()
         assert len(reconciler.calls) == 1
-        await settle(clock, 1)  # first retry after 1 s
+        await clock.settle(1)  # first retry after 1 s
         assert len(reconciler.calls) == 2
-        await settle(clock, 1.5)  # second retry waits 2 s
+        await clock.settle(1.5)  # second retry waits 2 s
         assert len(reconciler.calls) == 2
-        await settle(clock, 0.5)
+        await clock.settle(0.5)
         assert len(reconciler.calls) == 3
         assert controller.queue.num_requeues(A) == 0, "success forgets the failures"
-        await settle(clock, 3600)
+        await clock.settle(3600)
 
     assert len(reconciler.calls) == 3
     assert metric("controller_runtime_reconcile_errors_total", controller.name) == 2
@@ -120,7 +113,7 @@ async def test_a_terminal_error_is_recorded_and_not_retried() -> None:
     reconciler.script[A] = [raise_(TerminalError("spec.replicas must be >= 0"))]
     async with running(new_controller(reconciler, clock)) as controller:
         controller.queue.add(A)
-        await settle(clock, 3600)
+        await clock.settle(3600)
 
     assert reconciler.calls == [A]
     assert metric("controller_runtime_terminal_reconcile_errors_total", controller.name) == 1
@@ -140,7 +133,7 @@ async def test_terminal_errors_raised_inside_a_task_group_are_still_terminal() -
     reconciler.script[A] = [fan_out]
     async with running(new_controller(reconciler, clock)) as controller:
         controller.queue.add(A)
-        await settle(clock, 3600)
+        await clock.settle(3600)
 
     assert reconciler.calls == [A]
 
@@ -150,9 +143,9 @@ async def test_requeue_after_reconciles_again_after_the_delay() -> None:
     reconciler.script[A] = [return_(Result(requeue_after=30))]
     async with running(new_controller(reconciler, clock)) as controller:
         controller.queue.add(A)
-        await settle(clock, 29)
+        await clock.settle(29)
         assert reconciler.calls == [A]
-        await settle(clock, 1)
+        await clock.settle(1)
         assert reconciler.calls == [A, A]
 
     assert (
@@ -165,7 +158,7 @@ async def test_requeue_goes_through_the_rate_limiter() -> None:
     reconciler.script[A] = [return_(Result(requeue=True))]
     async with running(new_controller(reconciler, clock)) as controller:
         controller.queue.add(A)
-        await settle(clock, 1)
+        await clock.settle(1)
 
     assert reconciler.calls == [A, A]
     assert metric("controller_runtime_reconcile_total", controller.name, result="requeue") == 1
@@ -176,9 +169,9 @@ async def test_one_failing_key_does_not_stop_the_others() -> None:
     reconciler.script[A] = [raise_(KeyError("bug")) for _ in range(10)]
     async with running(new_controller(reconciler, clock)) as controller:
         controller.queue.add(A)
-        await settle(clock)
+        await clock.settle()
         controller.queue.add(B)
-        await settle(clock)
+        await clock.settle()
 
     assert reconciler.calls == [A, B]
 
@@ -206,10 +199,10 @@ async def test_a_key_is_never_reconciled_twice_at_once_but_keys_run_in_parallel(
     async with running(controller):
         for request in [A, B, A, B, A]:
             controller.queue.add(request)
-            await settle(clock)
+            await clock.settle()
         assert metric("controller_runtime_active_workers", controller.name) == 2
         release.set()
-        await settle(clock)
+        await clock.settle()
 
     assert overlaps == []
     assert peak == 2
@@ -233,7 +226,7 @@ async def test_a_reconcile_past_its_timeout_is_cancelled_counted_and_retried() -
         controller.queue.add(A)
         with anyio.fail_after(5):
             await cancelled.wait()
-        await settle(clock, 1)
+        await clock.settle(1)
 
     assert reconciler.calls == [A, A]
     assert metric("controller_runtime_reconcile_timeouts_total", controller.name) == 1
@@ -258,9 +251,9 @@ async def test_drain_finishes_in_flight_reconciles_and_starts_no_new_ones() -> N
             await tg.start(controller.run)
             controller.queue.add(A)
             controller.queue.add(B)
-            await settle(clock)
+            await clock.settle()
             tg.start_soon(controller.drain)
-            await settle(clock)
+            await clock.settle()
             release.set()
 
     assert started == [A]

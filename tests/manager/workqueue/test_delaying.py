@@ -23,20 +23,15 @@ async def queue(clock: FakeClock) -> AsyncIterator[DelayingQueue[str]]:
         queue.shut_down()
 
 
-async def advance(clock: FakeClock, seconds: float) -> None:
-    clock.advance(seconds)
-    await anyio.wait_all_tasks_blocked()
-
-
 async def test_an_item_arrives_only_once_its_delay_has_passed(
     queue: DelayingQueue[str], clock: FakeClock
 ) -> None:
     queue.add_after("a", 10)
-    await advance(clock, 9.9)
+    await clock.settle(9.9)
     assert len(queue) == 0
     assert queue.waiting == 1
 
-    await advance(clock, 0.1)
+    await clock.settle(0.1)
     assert len(queue) == 1
     assert await queue.get() == "a"
 
@@ -53,7 +48,7 @@ async def test_delayed_items_arrive_in_ready_time_order(
     queue.add_after("late", 30)
     queue.add_after("early", 10)
     queue.add_after("middle", 20)
-    await advance(clock, 30)
+    await clock.settle(30)
 
     assert [await queue.get() for _ in range(3)] == ["early", "middle", "late"]
 
@@ -63,7 +58,7 @@ async def test_a_second_add_after_keeps_the_earlier_ready_time(
 ) -> None:
     queue.add_after("a", 10)
     queue.add_after("a", 60)
-    await advance(clock, 10)
+    await clock.settle(10)
     assert len(queue) == 1
 
 
@@ -73,13 +68,13 @@ async def test_a_second_add_after_can_bring_an_item_forward(
     queue.add_after("a", 60)
     await anyio.wait_all_tasks_blocked()
     queue.add_after("a", 5)
-    await advance(clock, 5)
+    await clock.settle(5)
     assert len(queue) == 1
     assert queue.waiting == 0
     await queue.get()
     queue.done("a")
 
-    await advance(clock, 60)
+    await clock.settle(60)
     assert len(queue) == 0, "the superseded later ready time must not add the item again"
 
 
@@ -89,7 +84,7 @@ async def test_an_earlier_item_wakes_a_runner_sleeping_for_a_later_one(
     queue.add_after("late", 3600)
     await anyio.wait_all_tasks_blocked()
     queue.add_after("soon", 1)
-    await advance(clock, 1)
+    await clock.settle(1)
     assert await queue.get() == "soon"
 
 
@@ -98,7 +93,7 @@ async def test_a_delayed_add_of_a_queued_item_is_collapsed(
 ) -> None:
     queue.add("a")
     queue.add_after("a", 5)
-    await advance(clock, 5)
+    await clock.settle(5)
     assert len(queue) == 1
 
 

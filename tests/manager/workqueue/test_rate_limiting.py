@@ -24,22 +24,17 @@ async def queue(clock: FakeClock) -> AsyncIterator[RateLimitingQueue[str]]:
         queue.shut_down()
 
 
-async def advance(clock: FakeClock, seconds: float) -> None:
-    clock.advance(seconds)
-    await anyio.wait_all_tasks_blocked()
-
-
 async def test_each_rate_limited_retry_waits_longer(
     queue: RateLimitingQueue[str], clock: FakeClock
 ) -> None:
     queue.add_rate_limited("a")  # 1 s
-    await advance(clock, 1)
+    await clock.settle(1)
     queue.done(await queue.get())
 
     queue.add_rate_limited("a")  # 2 s
-    await advance(clock, 1.5)
+    await clock.settle(1.5)
     assert len(queue) == 0
-    await advance(clock, 0.5)
+    await clock.settle(0.5)
     assert len(queue) == 1
     assert queue.num_requeues("a") == 2
 
@@ -52,7 +47,7 @@ async def test_forget_resets_the_delay_of_the_next_retry(
     queue.forget("a")
     assert queue.num_requeues("a") == 0
 
-    await advance(clock, 1)  # the first add's 1 s delay: the later, longer ones are superseded
+    await clock.settle(1)  # the first add's 1 s delay: the later, longer ones are superseded
     assert len(queue) == 1
 
 
