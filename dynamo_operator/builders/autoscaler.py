@@ -5,9 +5,9 @@ Without metrics the autoscaler targets 80% average CPU utilisation (seed 003).
 
 from __future__ import annotations
 
-from dynamo_operator.builders.component import Component, object_metadata
+from dynamo_operator.builders.component import Component
 from dynamo_operator.builders.context import BuildContext
-from dynamo_operator.builders.labels import child_annotations, child_labels
+from dynamo_operator.builders.labels import child_metadata
 from dynamo_operator.builders.merge import JsonDict, copy_json
 from dynamo_operator.constants import HPA_DEFAULT_CPU_UTILIZATION
 
@@ -46,12 +46,6 @@ def build_horizontal_pod_autoscaler(component: Component, context: BuildContext)
     return {
         "apiVersion": "autoscaling/v2",
         "kind": "HorizontalPodAutoscaler",
-        "metadata": object_metadata(
-            component.name,
-            component.namespace,
-            child_labels(component),
-            child_annotations(component),
-            component.owner_reference(),
-        ),
+        "metadata": child_metadata(component),
         "spec": spec,
     }

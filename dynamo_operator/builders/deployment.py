@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dynamo_operator.builders.component import Component, object_metadata
+from dynamo_operator.builders.component import Component
 from dynamo_operator.builders.context import BuildContext
-from dynamo_operator.builders.labels import child_annotations, child_labels, selector_labels
+from dynamo_operator.builders.labels import child_metadata, selector_labels
 from dynamo_operator.builders.merge import JsonDict
 from dynamo_operator.builders.pod_template import build_pod_template
 
@@ -23,12 +23,6 @@ def build_deployment(component: Component, context: BuildContext) -> JsonDict:
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": object_metadata(
-            component.name,
-            component.namespace,
-            child_labels(component),
-            child_annotations(component),
-            component.owner_reference(),
-        ),
+        "metadata": child_metadata(component),
         "spec": spec,
     }

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from dynamo_operator.builders.component import Component
+from dynamo_operator.builders.component import Component, object_metadata
+from dynamo_operator.builders.merge import JsonDict
 from dynamo_operator.constants import Annotations, Labels
 
 
@@ -50,6 +51,17 @@ def child_labels(component: Component) -> dict[str, str]:
 
 def child_annotations(component: Component) -> dict[str, str]:
     return dict(component.annotations)
+
+
+def child_metadata(component: Component) -> JsonDict:
+    """Metadata of a child named after its component (Deployment, Service, HPA)."""
+    return object_metadata(
+        component.name,
+        component.namespace,
+        child_labels(component),
+        child_annotations(component),
+        component.owner_reference(),
+    )
 
 
 def pod_labels(component: Component, extra: Mapping[str, str] | None = None) -> dict[str, str]:

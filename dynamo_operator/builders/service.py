@@ -6,9 +6,9 @@ Multinode components route to their leaders only (``role: leader``).
 
 from __future__ import annotations
 
-from dynamo_operator.builders.component import Component, object_metadata
+from dynamo_operator.builders.component import Component
 from dynamo_operator.builders.context import BuildContext
-from dynamo_operator.builders.labels import child_annotations, child_labels, selector_labels
+from dynamo_operator.builders.labels import child_metadata, selector_labels
 from dynamo_operator.builders.merge import JsonDict, merge_named
 from dynamo_operator.builders.ports import default_container_ports
 from dynamo_operator.constants import Labels
@@ -41,12 +41,6 @@ def build_service(component: Component, context: BuildContext) -> JsonDict | Non
     return {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": object_metadata(
-            component.name,
-            component.namespace,
-            child_labels(component),
-            child_annotations(component),
-            component.owner_reference(),
-        ),
+        "metadata": child_metadata(component),
         "spec": {"type": "ClusterIP", "selector": selector, "ports": ports},
     }
