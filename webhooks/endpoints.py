@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-GROUP = "nvidia.com"
-VERSION = "v1alpha1"
+from dynamo_operator.api import GROUP, VERSION
+from dynamo_operator.crd import CUSTOM_RESOURCES
+
+__all__ = ["DEFAULT_PORT", "ENDPOINTS", "GROUP", "VERSION", "WebhookEndpoint"]
+
 DEFAULT_PORT = 9443
 
 
@@ -31,10 +34,7 @@ class WebhookEndpoint:
         return f"v{self.kind.lower()}.kb.io"
 
 
-GRAPH_DEPLOYMENT = WebhookEndpoint(kind="DynamoGraphDeployment", plural="dynamographdeployments")
-COMPONENT_DEPLOYMENT = WebhookEndpoint(
-    kind="DynamoComponentDeployment", plural="dynamocomponentdeployments"
+# One endpoint per CRD the library defines, in the same order.
+ENDPOINTS: tuple[WebhookEndpoint, ...] = tuple(
+    WebhookEndpoint(kind=resource.kind, plural=resource.plural) for resource in CUSTOM_RESOURCES
 )
-MODEL = WebhookEndpoint(kind="DynamoModel", plural="dynamomodels")
-
-ENDPOINTS: tuple[WebhookEndpoint, ...] = (GRAPH_DEPLOYMENT, COMPONENT_DEPLOYMENT, MODEL)

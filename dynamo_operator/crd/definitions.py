@@ -9,6 +9,9 @@ from pydantic import BaseModel
 
 from dynamo_operator.api import (
     GROUP,
+    KIND_COMPONENT_DEPLOYMENT,
+    KIND_GRAPH_DEPLOYMENT,
+    KIND_MODEL,
     VERSION,
     DynamoComponentDeployment,
     DynamoGraphDeployment,
@@ -53,7 +56,7 @@ _AGE = PrinterColumn("Age", ".metadata.creationTimestamp", "date")
 CUSTOM_RESOURCES: tuple[CustomResource, ...] = (
     CustomResource(
         model=DynamoGraphDeployment,
-        kind="DynamoGraphDeployment",
+        kind=KIND_GRAPH_DEPLOYMENT,
         plural="dynamographdeployments",
         short_name="dgd",
         columns=(
@@ -65,7 +68,7 @@ CUSTOM_RESOURCES: tuple[CustomResource, ...] = (
     ),
     CustomResource(
         model=DynamoComponentDeployment,
-        kind="DynamoComponentDeployment",
+        kind=KIND_COMPONENT_DEPLOYMENT,
         plural="dynamocomponentdeployments",
         short_name="dcd",
         columns=(
@@ -77,7 +80,7 @@ CUSTOM_RESOURCES: tuple[CustomResource, ...] = (
     ),
     CustomResource(
         model=DynamoModel,
-        kind="DynamoModel",
+        kind=KIND_MODEL,
         plural="dynamomodels",
         short_name="dm",
         columns=(
