@@ -13,7 +13,7 @@ from prometheus_client import REGISTRY
 
 from manager.cache import Cache
 from manager.client import AlreadyExists, Client, Conflict, Invalid, NotFound
-from manager.kinds import CONFIG_MAP, ResourceKind, resolve_kind
+from manager.kinds import CONFIG_MAP, DEPLOYMENT, ResourceKind
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -85,7 +85,7 @@ async def cached(client: Client, kind: ResourceKind, namespace: str, name: str) 
 async def test_apply_if_changed_writes_once_then_nothing_until_the_intent_changes(
     client: Client, namespace: str
 ) -> None:
-    kind = await resolve_kind(client.api, "apps/v1", "Deployment")
+    kind = DEPLOYMENT
     desired = deployment(namespace)
 
     assert await client.apply_if_changed(desired, None) is True
@@ -104,7 +104,7 @@ async def test_apply_if_changed_writes_once_then_nothing_until_the_intent_change
 async def test_apply_if_changed_removes_a_field_the_controller_stopped_setting(
     client: Client, namespace: str
 ) -> None:
-    kind = await resolve_kind(client.api, "apps/v1", "Deployment")
+    kind = DEPLOYMENT
     with_limit = deployment(namespace)
     container = with_limit["spec"]["template"]["spec"]["containers"][0]
     container["resources"]["limits"] = {"nvidia.com/gpu": "1"}

@@ -1,33 +1,31 @@
 """Resource kinds: what the API server calls a kind, and how to reach its REST endpoints.
 
-A `ResourceKind` is resolved once through API discovery (one GET of the group-version, cached per
-`Api` object) rather than through kr8s's discovery, which walks every group-version of the
-cluster sequentially on first use.
+The built-in kinds below are constants; kinds served by CRDs are found by `manager.discovery`.
 """
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
-from typing import Any
-
-import anyio
-import orjson
 
 __all__ = [
+    "BUILT_IN_KINDS",
     "CONFIG_MAP",
+    "CUSTOM_RESOURCE_DEFINITION",
+    "DEPLOYMENT",
+    "ENDPOINT_SLICE",
     "EVENT",
+    "HORIZONTAL_POD_AUTOSCALER",
+    "INGRESS",
     "LEASE",
     "NAMESPACE",
+    "PERSISTENT_VOLUME_CLAIM",
+    "POD",
+    "ROLE_BINDING",
     "SECRET",
-    "KindNotFoundError",
+    "SERVICE",
+    "SERVICE_ACCOUNT",
     "ResourceKind",
-    "resolve_kind",
 ]
-
-
-class KindNotFoundError(LookupError):
-    """Discovery does not list the kind in its group-version (CRD missing or API disabled)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,50 +70,46 @@ CONFIG_MAP = ResourceKind("v1", "ConfigMap", "configmaps", namespaced=True)
 SECRET = ResourceKind("v1", "Secret", "secrets", namespaced=True)
 NAMESPACE = ResourceKind("v1", "Namespace", "namespaces", namespaced=False)
 EVENT = ResourceKind("v1", "Event", "events", namespaced=True)
-LEASE = ResourceKind("coordination.k8s.io/v1", "Lease", "leases", namespaced=True)
-
-_WELL_KNOWN = {(k.api_version, k.kind): k for k in (CONFIG_MAP, SECRET, NAMESPACE, EVENT, LEASE)}
-
-# Discovery documents per Api object and group-version. Keyed weakly so a discarded Api (tests
-# create one per event loop) takes its cache with it.
-_discovery: weakref.WeakKeyDictionary[Any, dict[str, list[dict[str, Any]]]] = (
-    weakref.WeakKeyDictionary()
+POD = ResourceKind("v1", "Pod", "pods", namespaced=True)
+SERVICE = ResourceKind("v1", "Service", "services", namespaced=True)
+SERVICE_ACCOUNT = ResourceKind("v1", "ServiceAccount", "serviceaccounts", namespaced=True)
+PERSISTENT_VOLUME_CLAIM = ResourceKind(
+    "v1", "PersistentVolumeClaim", "persistentvolumeclaims", namespaced=True
 )
-_discovery_lock = anyio.Lock()
+DEPLOYMENT = ResourceKind("apps/v1", "Deployment", "deployments", namespaced=True)
+HORIZONTAL_POD_AUTOSCALER = ResourceKind(
+    "autoscaling/v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", namespaced=True
+)
+INGRESS = ResourceKind("networking.k8s.io/v1", "Ingress", "ingresses", namespaced=True)
+ENDPOINT_SLICE = ResourceKind(
+    "discovery.k8s.io/v1", "EndpointSlice", "endpointslices", namespaced=True
+)
+LEASE = ResourceKind("coordination.k8s.io/v1", "Lease", "leases", namespaced=True)
+ROLE_BINDING = ResourceKind(
+    "rbac.authorization.k8s.io/v1", "RoleBinding", "rolebindings", namespaced=True
+)
+CUSTOM_RESOURCE_DEFINITION = ResourceKind(
+    "apiextensions.k8s.io/v1",
+    "CustomResourceDefinition",
+    "customresourcedefinitions",
+    namespaced=False,
+)
 
-
-async def resolve_kind(api: Any, api_version: str, kind: str) -> ResourceKind:
-    """Find `kind` in `api_version` through discovery on the kr8s `api`.
-
-    A miss refreshes the group-version once, because a CRD may have been installed after the
-    first lookup; a second miss raises `KindNotFoundError`.
-    """
-    if known := _WELL_KNOWN.get((api_version, kind)):
-        return known
-    for refresh in (False, True):
-        for resource in await _resources(api, api_version, refresh=refresh):
-            if resource.get("kind") == kind and "/" not in resource["name"]:
-                return ResourceKind(api_version, kind, resource["name"], resource["namespaced"])
-    raise KindNotFoundError(f"kind {kind} not served in {api_version}")
-
-
-async def _resources(api: Any, api_version: str, *, refresh: bool) -> list[dict[str, Any]]:
-    per_api = _discovery.setdefault(api, {})
-    if not refresh and api_version in per_api:
-        return per_api[api_version]
-    async with _discovery_lock:
-        per_api[api_version] = await _fetch_group_version(api, api_version)
-    return per_api[api_version]
-
-
-async def _fetch_group_version(api: Any, api_version: str) -> list[dict[str, Any]]:
-    base = "/apis" if "/" in api_version else "/api"
-    async with api.call_api(
-        "GET", version="", base=base, url=api_version, raise_for_status=False
-    ) as response:
-        if response.status_code == 404:
-            return []
-        response.raise_for_status()
-        document: dict[str, Any] = orjson.loads(response.content)
-    resources: list[dict[str, Any]] = document.get("resources", [])
-    return resources
+BUILT_IN_KINDS: tuple[ResourceKind, ...] = (
+    CONFIG_MAP,
+    SECRET,
+    NAMESPACE,
+    EVENT,
+    POD,
+    SERVICE,
+    SERVICE_ACCOUNT,
+    PERSISTENT_VOLUME_CLAIM,
+    DEPLOYMENT,
+    HORIZONTAL_POD_AUTOSCALER,
+    INGRESS,
+    ENDPOINT_SLICE,
+    LEASE,
+    ROLE_BINDING,
+    CUSTOM_RESOURCE_DEFINITION,
+)
+"""Kinds every supported Kubernetes version serves: no discovery needed to use them."""

@@ -24,7 +24,7 @@ import structlog
 from manager.client.apply import APPLIED_DIGEST_ANNOTATION, find_difference, with_applied_digest
 from manager.client.errors import NotFound
 from manager.client.rest import PropagationPolicy, RestClient
-from manager.kinds import ResourceKind, resolve_kind
+from manager.kinds import ResourceKind
 
 if TYPE_CHECKING:
     from manager.cache import Cache
@@ -47,7 +47,11 @@ class Client:
 
     async def kind_of(self, obj: Mapping[str, Any]) -> ResourceKind:
         """The `ResourceKind` of an object from its `apiVersion` and `kind` (discovery, cached)."""
-        return await resolve_kind(self.api, obj["apiVersion"], obj["kind"])
+        from manager.discovery import Discovery  # the lead's interim wiring; see KindRegistry
+
+        if not hasattr(self, "_discovery"):
+            self._discovery = Discovery(self.rest)
+        return await self._discovery.resolve(obj["apiVersion"], obj["kind"])
 
     # Reads, from the cache -----------------------------------------------------------------
 

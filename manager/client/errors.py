@@ -6,6 +6,7 @@
   `Invalid`, `BadRequest`, `Unauthorized`, `Forbidden`, `TooManyRequests` (with `retry_after`),
   `ServerError` (5xx), `UnsupportedMediaType`.
 - `TransportError`: no answer at all (connection refused or reset, timeout, broken stream).
+- `KindNotFoundError`: discovery does not list a kind the caller needs.
 
 `AlreadyExists` and `Conflict` share the HTTP code 409 but are siblings on purpose: a caller
 retrying optimistic-lock conflicts must not swallow a failed create.
@@ -26,6 +27,7 @@ __all__ = [
     "Forbidden",
     "Gone",
     "Invalid",
+    "KindNotFoundError",
     "KubeError",
     "NotFound",
     "ServerError",
@@ -40,6 +42,10 @@ __all__ = [
 
 class KubeError(Exception):
     """Root of every error raised by `manager.client`."""
+
+
+class KindNotFoundError(KubeError):
+    """API discovery does not list the kind (its CRD is not installed, or the API is disabled)."""
 
 
 class TransportError(KubeError):

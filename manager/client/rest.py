@@ -79,6 +79,10 @@ class RestClient:
     async def get(self, kind: ResourceKind, namespace: str | None, name: str) -> dict[str, Any]:
         return await self._call("GET", kind.object_path(namespace, name))
 
+    async def get_path(self, path: str) -> dict[str, Any]:
+        """GET a path that is not an object (discovery documents such as `/apis/apps/v1`)."""
+        return await self._call("GET", path)
+
     async def list_page(
         self,
         kind: ResourceKind,

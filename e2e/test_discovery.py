@@ -1,0 +1,138 @@
+"""API discovery against a real API server: kinds resolved once, missing kinds named, requests
+metered, and an API group installed after start-up noticed without a restart."""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import pytest
+from prometheus_client import REGISTRY
+
+from manager.client import KindNotFoundError, KubeError, RestClient
+from manager.discovery import Discovery, KindRegistry, ServedApis
+from manager.kinds import CUSTOM_RESOURCE_DEFINITION, DEPLOYMENT
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+
+def _crd(group: str, kind: str) -> dict[str, Any]:
+    plural = f"{kind.lower()}s"
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{group}"},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"plural": plural, "singular": kind.lower(), "kind": kind},
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {
+                        "openAPIV3Schema": {
+                            "type": "object",
+                            "x-kubernetes-preserve-unknown-fields": True,
+                        }
+                    },
+                }
+            ],
+        },
+    }
+
+
+@pytest.fixture
+async def rest(api: Any) -> RestClient:
+    return RestClient.for_api(api)
+
+
+@pytest.fixture
+async def new_crd(rest: RestClient) -> AsyncIterator[dict[str, Any]]:
+    """A CRD in a group of its own, not yet created; deleted after the test."""
+    crd = _crd(f"discovery-{uuid.uuid4().hex[:8]}.example.com", "Widget")
+    yield crd
+    with contextlib.suppress(KubeError):
+        await rest.delete(CUSTOM_RESOURCE_DEFINITION, None, crd["metadata"]["name"])
+
+
+def _discovery_gets() -> float:
+    total = 0.0
+    for metric in REGISTRY.collect():
+        if metric.name != "rest_client_requests":
+            continue
+        for sample in metric.samples:
+            if sample.name.endswith("_total") and sample.labels.get("method") == "GET":
+                total += sample.value
+    return total
+
+
+async def test_built_in_kinds_need_no_request_and_missing_kinds_are_named(
+    rest: RestClient,
+) -> None:
+    discovery = Discovery(rest)
+    before = _discovery_gets()
+    assert await discovery.resolve("apps/v1", "Deployment") is DEPLOYMENT
+    assert _discovery_gets() == before
+
+    with pytest.raises(KindNotFoundError) as raised:
+        await discovery.resolve_all(
+            [("apps/v1", "Deployment"), ("nowhere.example.com/v1", "Ghost"), ("v1", "Phantom")]
+        )
+    assert isinstance(raised.value, KubeError)
+    assert "Ghost.nowhere.example.com/v1" in str(raised.value)
+    assert "Phantom.v1" in str(raised.value)
+    assert _discovery_gets() > before  # discovery goes through the metered REST client
+
+
+async def test_a_kind_resolved_once_is_then_known_without_io(
+    rest: RestClient, new_crd: dict[str, Any]
+) -> None:
+    group = new_crd["spec"]["group"]
+    registry = KindRegistry()
+    discovery = Discovery(rest, registry)
+    with pytest.raises(KindNotFoundError):
+        registry.kind_for(f"{group}/v1", "Widget")
+
+    await rest.create(CUSTOM_RESOURCE_DEFINITION, new_crd, field_manager="e2e")
+    with anyio.fail_after(30):
+        while True:
+            try:
+                kind = await discovery.resolve(f"{group}/v1", "Widget")
+                break
+            except KindNotFoundError:  # a miss re-reads the group-version: no restart needed
+                await anyio.sleep(0.2)
+
+    assert (kind.plural, kind.namespaced) == ("widgets", True)
+    before = _discovery_gets()
+    assert registry.kind_for(f"{group}/v1", "Widget") == kind
+    assert registry.kind_of({"apiVersion": f"{group}/v1", "kind": "Widget"}) == kind
+    assert _discovery_gets() == before
+
+
+async def test_served_apis_notices_a_crd_installed_after_start(
+    rest: RestClient, new_crd: dict[str, Any]
+) -> None:
+    group_version = f"{new_crd['spec']['group']}/v1"
+    served = ServedApis(Discovery(rest), [group_version, "apps/v1"], interval=0.2)
+    send, changes = anyio.create_memory_object_stream[frozenset[str]](10)
+    served.add_listener(send.send_nowait)
+
+    async with anyio.create_task_group() as tg:
+        await tg.start(served.run)
+        assert await changes.receive() == {"apps/v1"}
+        assert not served.serves(group_version)
+
+        await rest.create(CUSTOM_RESOURCE_DEFINITION, new_crd, field_manager="e2e")
+        with anyio.fail_after(30):
+            assert await changes.receive() == {"apps/v1", group_version}
+        assert served.serves(group_version)
+
+        await rest.delete(CUSTOM_RESOURCE_DEFINITION, None, new_crd["metadata"]["name"])
+        with anyio.fail_after(60):
+            assert await changes.receive() == {"apps/v1"}
+        tg.cancel_scope.cancel()
