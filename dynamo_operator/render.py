@@ -26,11 +26,9 @@ from dynamo_operator.api import (
 from dynamo_operator.builders import (
     BuildContext,
     BuildError,
-    Component,
-    Graph,
-    build_component_children_of,
-    build_component_deployments_from_graph,
-    build_persistent_volume_claims_from_graph,
+    build_component_children,
+    build_component_deployments,
+    build_persistent_volume_claims,
 )
 from dynamo_operator.pull_secrets import build_pull_secret_index, is_docker_config_secret
 from dynamo_operator.settings import OperatorSettings
@@ -51,36 +49,29 @@ def _describe(index: int, document: Mapping[str, Any]) -> str:
     return f"document {index + 1} ({document.get('kind') or '<no kind>'} {name})"
 
 
-def _render_component(component: Component, context: BuildContext, result: RenderResult) -> None:
-    if not component.image:
-        result.warnings.append(
-            f"{component.namespace}/{component.name}: no extraPodSpec.mainContainer.image; "
-            "the API server will reject its pods"
-        )
-    children = build_component_children_of(component, context)
+def _render_component(
+    dcd: DynamoComponentDeployment, context: BuildContext, result: RenderResult
+) -> None:
+    children = build_component_children(dcd, context)
     result.objects.extend(children.objects())
     result.warnings.extend(children.warnings)
 
 
-def _render_graph(
-    document: Mapping[str, Any], context: BuildContext, default_namespace: str, result: RenderResult
-) -> None:
-    graph = Graph.from_model(DynamoGraphDeployment.model_validate(document), default_namespace)
-    result.objects.extend(build_persistent_volume_claims_from_graph(graph))
-    for dcd in build_component_deployments_from_graph(graph, context):
+def _render_graph(dgd: DynamoGraphDeployment, context: BuildContext, result: RenderResult) -> None:
+    result.objects.extend(build_persistent_volume_claims(dgd, context))
+    for dcd in build_component_deployments(dgd, context):
         result.objects.append(dcd)
-        _render_component(Component.from_wire(dcd, default_namespace), context, result)
+        _render_component(DynamoComponentDeployment.model_validate(dcd), context, result)
 
 
 def _render_document(
-    document: Mapping[str, Any], context: BuildContext, default_namespace: str, result: RenderResult
+    document: Mapping[str, Any], context: BuildContext, result: RenderResult
 ) -> None:
     kind = document.get("kind")
     if kind == KIND_GRAPH_DEPLOYMENT:
-        _render_graph(document, context, default_namespace, result)
+        _render_graph(DynamoGraphDeployment.model_validate(document), context, result)
     elif kind == KIND_COMPONENT_DEPLOYMENT:
-        dcd = DynamoComponentDeployment.model_validate(document)
-        _render_component(Component.from_model(dcd, default_namespace), context, result)
+        _render_component(DynamoComponentDeployment.model_validate(document), context, result)
     elif kind == KIND_MODEL or (kind == "Secret" and is_docker_config_secret(document)):
         return  # nothing to create: models are discovered, secrets only feed discovery
     else:
@@ -94,7 +85,9 @@ def render_objects(
     default_namespace: str = "default",
 ) -> RenderResult:
     pull_secrets = build_pull_secret_index(documents, default_namespace=default_namespace)
-    context = BuildContext(settings=settings, pull_secrets=pull_secrets)
+    context = BuildContext(
+        settings=settings, pull_secrets=pull_secrets, default_namespace=default_namespace
+    )
     result = RenderResult()
     result.warnings.extend(
         f"{name}: malformed .dockerconfigjson, ignored for pull-secret discovery"
@@ -102,7 +95,7 @@ def render_objects(
     )
     for index, document in enumerate(documents):
         try:
-            _render_document(document, context, default_namespace, result)
+            _render_document(document, context, result)
         except ValidationError as error:
             first = error.errors()[0]
             path = ".".join(str(part) for part in first["loc"])

@@ -18,8 +18,16 @@ ALL_OPTIONAL_APIS: frozenset[OptionalApi] = frozenset({"lws", "volcano", "istio"
 @dataclass(frozen=True, slots=True)
 class OperatorSettings:
     nats_addr: str | None = None
+    """``--natsAddr``: injected into every pod as ``NATS_SERVER``."""
     etcd_addr: str | None = None
+    """``--etcdAddr``: injected into every pod as ``ETCD_ENDPOINTS``."""
     ingress_controller_class_name: str | None = None
+    """``--ingress-controller-class-name``: enables the default frontend Ingress of that class."""
+    ingress_controller_tls_secret_name: str | None = None
+    """``--ingress-controller-tls-secret-name``: TLS Secret of the default frontend Ingress."""
     ingress_host_suffix: str | None = None
+    """``--ingress-host-suffix``: host suffix of the default frontend ingress (else ``local``)."""
     istio_virtual_service_gateway: str | None = None
+    """``--istio-virtual-service-gateway``: default frontend exposure through this Istio gateway."""
     available_apis: frozenset[OptionalApi] = ALL_OPTIONAL_APIS
+    """Optional APIs the cluster serves (from discovery; ``render`` assumes all unless told)."""

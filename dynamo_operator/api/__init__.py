@@ -61,6 +61,7 @@ from dynamo_operator.api.shared_spec import (
     Resources,
     SharedMemorySpec,
     VolumeMount,
+    nodes_per_replica,
 )
 
 __all__ = [
@@ -110,4 +111,5 @@ __all__ = [
     "ServiceReplicaStatus",
     "SharedMemorySpec",
     "VolumeMount",
+    "nodes_per_replica",
 ]

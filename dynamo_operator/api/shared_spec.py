@@ -1,12 +1,13 @@
 """The service entry shared by a graph's services and a component deployment's spec.
 
 ``DynamoComponentDeploymentSharedSpec`` is each value of ``DynamoGraphDeployment.spec.services``
-and is inlined into ``DynamoComponentDeployment.spec``. Only fields listed by SPEC §1 are modelled;
-anything else a user or a newer CRD sends is kept as an extra field.
+and is inlined into ``DynamoComponentDeployment.spec``. Only the fields the operator acts on are
+modelled; anything else a user or a newer CRD sends is kept as an extra field.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, JsonValue, model_validator
@@ -201,6 +202,24 @@ class MultinodeSpec(ApiModel):
     """Number of nodes each replica spans."""
 
 
+def nodes_per_replica(multinode: MultinodeSpec | Mapping[str, Any] | None) -> int:
+    """How many nodes (pods) one replica spans: the one definition of that rule.
+
+    No ``multinode`` block means a single-node component (1). A block without ``nodeCount`` means
+    the default of 2. Takes the typed block or its wire form (camelCase dict) so the builders, which
+    read wire dicts, and validation, which also reads raw objects, agree with the model; a
+    ``nodeCount`` that is not an integer (only possible before validation) reads as the default.
+    """
+    if isinstance(multinode, MultinodeSpec):
+        return multinode.node_count
+    if not isinstance(multinode, Mapping):
+        return 1
+    count = multinode.get("nodeCount", DEFAULT_MULTINODE_NODE_COUNT)
+    if isinstance(count, bool) or not isinstance(count, int):
+        return DEFAULT_MULTINODE_NODE_COUNT
+    return count
+
+
 class DynamoComponentDeploymentSharedSpec(ApiModel):
     """One service of a graph: what to run and how to expose, scale and configure it."""
 
@@ -250,7 +269,7 @@ class DynamoComponentDeploymentSharedSpec(ApiModel):
     @property
     def node_count(self) -> int:
         """Nodes per replica: 1 for a single-node component."""
-        return 1 if self.multinode is None else self.multinode.node_count
+        return nodes_per_replica(self.multinode)
 
     @property
     def is_multinode(self) -> bool:

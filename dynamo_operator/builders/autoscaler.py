@@ -1,6 +1,6 @@
 """HorizontalPodAutoscaler (autoscaling/v2) of a component with ``autoscaling.enabled``.
 
-Without metrics the autoscaler targets 80% average CPU utilisation (seed 003).
+Without metrics the autoscaler targets 80% average CPU utilisation, the upstream operator's default.
 """
 
 from __future__ import annotations

@@ -38,7 +38,9 @@ class ComponentChildren:
     virtual_service: JsonDict | None = None
     autoscaler: JsonDict | None = None
     unsupported: MultinodeUnsupported | None = None
+    """Set when the workload could not be built; the reconciler reports it as a condition."""
     warnings: tuple[str, ...] = ()
+    """What a user should know about the component (no image, no Istio, no LWS API)."""
 
     def objects(self) -> list[JsonDict]:
         """Every child in a stable order: workload first, then what routes to and scales it."""
@@ -71,8 +73,13 @@ def build_workload(
     return objects
 
 
-def build_component_children_of(component: Component, context: BuildContext) -> ComponentChildren:
+def _build_children(component: Component, context: BuildContext) -> ComponentChildren:
     warnings: list[str] = []
+    if not component.image:
+        warnings.append(
+            f"{component.namespace}/{component.name}: no extraPodSpec.mainContainer.image; "
+            "the API server will reject its pods"
+        )
     workload = build_workload(component, context)
     virtual_service = build_virtual_service(component, context)
     if virtual_service is not None and "istio" not in context.settings.available_apis:
@@ -96,6 +103,7 @@ def build_component_children_of(component: Component, context: BuildContext) -> 
 
 
 def build_component_children(
-    dcd: DynamoComponentDeployment, context: BuildContext, default_namespace: str = "default"
+    dcd: DynamoComponentDeployment, context: BuildContext
 ) -> ComponentChildren:
-    return build_component_children_of(Component.from_model(dcd, default_namespace), context)
+    """Every object a component deployment owns, and what could not be built and why."""
+    return _build_children(Component.from_model(dcd, context.default_namespace), context)

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from dynamo_operator.api import (
-    API_VERSION,
     KIND_COMPONENT_DEPLOYMENT,
     KIND_GRAPH_DEPLOYMENT,
     DynamoComponentDeployment,
+    nodes_per_replica,
 )
 from dynamo_operator.builders.merge import JsonDict
+from dynamo_operator.builders.metadata import controller_reference
 from dynamo_operator.constants import Labels
 from dynamo_operator.naming import default_dynamo_namespace
 
@@ -34,14 +35,10 @@ class Component:
     spec: Mapping[str, Any]
 
     @classmethod
-    def from_model(
-        cls, dcd: DynamoComponentDeployment, default_namespace: str = "default"
-    ) -> Component:
-        return cls.from_wire(dcd.to_wire(), default_namespace)
-
-    @classmethod
-    def from_wire(cls, dcd: Mapping[str, Any], default_namespace: str = "default") -> Component:
-        metadata = dcd.get("metadata") or {}
+    def from_model(cls, dcd: DynamoComponentDeployment, default_namespace: str) -> Component:
+        """The view of a validated DCD; ``default_namespace`` places a DCD that names none."""
+        wire = dcd.to_wire()
+        metadata = wire.get("metadata") or {}
         return cls(
             name=str(metadata.get("name") or ""),
             namespace=str(metadata.get("namespace") or default_namespace),
@@ -49,7 +46,7 @@ class Component:
             metadata_labels=metadata.get("labels") or {},
             metadata_annotations=metadata.get("annotations") or {},
             owner_references=tuple(metadata.get("ownerReferences") or ()),
-            spec=dcd.get("spec") or {},
+            spec=wire.get("spec") or {},
         )
 
     def _section(self, key: str) -> Mapping[str, Any]:
@@ -74,10 +71,7 @@ class Component:
 
     @property
     def node_count(self) -> int:
-        multinode = self.spec.get("multinode")
-        if not isinstance(multinode, Mapping):
-            return 1
-        return int(multinode.get("nodeCount", 2))
+        return nodes_per_replica(self.spec.get("multinode"))
 
     @property
     def is_multinode(self) -> bool:
@@ -135,31 +129,4 @@ class Component:
         return default_dynamo_namespace(self.namespace, self.graph_name or self.name)
 
     def owner_reference(self) -> JsonDict:
-        return owner_reference(API_VERSION, KIND_COMPONENT_DEPLOYMENT, self.name, self.uid)
-
-
-def owner_reference(api_version: str, kind: str, name: str, uid: str | None) -> JsonDict:
-    """A controller reference; ``uid`` is omitted when unknown (``render`` has no cluster)."""
-    reference: JsonDict = {"apiVersion": api_version, "kind": kind, "name": name}
-    if uid:
-        reference["uid"] = uid
-    reference["controller"] = True
-    reference["blockOwnerDeletion"] = True
-    return reference
-
-
-def object_metadata(
-    name: str,
-    namespace: str,
-    labels: Mapping[str, str],
-    annotations: Mapping[str, str],
-    owner: JsonDict,
-) -> JsonDict:
-    """Metadata of a child object; labels and annotations sorted so output is stable."""
-    return {
-        "name": name,
-        "namespace": namespace,
-        "labels": dict(sorted(labels.items())),
-        "annotations": dict(sorted(annotations.items())),
-        "ownerReferences": [owner],
-    }
+        return controller_reference(KIND_COMPONENT_DEPLOYMENT, self.name, self.uid)

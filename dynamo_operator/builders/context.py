@@ -19,3 +19,6 @@ class BuildContext:
     pull_secrets: PullSecretIndex = field(default_factory=PullSecretIndex)
     mpi_ssh_secret_name: str = MPI_SSH_SECRET_DEFAULT_NAME
     """Secret holding the MPI SSH key pair, replicated into each graph's namespace."""
+    default_namespace: str = "default"
+    """Namespace of an object whose metadata names none: objects read from a cluster always name
+    theirs; documents given to ``render`` may not, and ``-n`` says where they would go."""

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dynamo_operator.api import API_VERSION, KIND_GRAPH_DEPLOYMENT, DynamoGraphDeployment
-from dynamo_operator.builders.component import owner_reference
+from dynamo_operator.api import KIND_GRAPH_DEPLOYMENT, DynamoGraphDeployment
 from dynamo_operator.builders.merge import JsonDict
+from dynamo_operator.builders.metadata import controller_reference
 from dynamo_operator.naming import dynamo_namespace
 
 
@@ -21,18 +21,16 @@ class Graph:
     spec: Mapping[str, Any]
 
     @classmethod
-    def from_model(cls, dgd: DynamoGraphDeployment, default_namespace: str = "default") -> Graph:
-        return cls.from_wire(dgd.to_wire(), default_namespace)
-
-    @classmethod
-    def from_wire(cls, dgd: Mapping[str, Any], default_namespace: str = "default") -> Graph:
-        metadata = dgd.get("metadata") or {}
+    def from_model(cls, dgd: DynamoGraphDeployment, default_namespace: str) -> Graph:
+        """The view of a validated DGD; ``default_namespace`` places a DGD that names none."""
+        wire = dgd.to_wire()
+        metadata = wire.get("metadata") or {}
         return cls(
             name=str(metadata.get("name") or ""),
             namespace=str(metadata.get("namespace") or default_namespace),
             uid=metadata.get("uid") or None,
             annotations=metadata.get("annotations") or {},
-            spec=dgd.get("spec") or {},
+            spec=wire.get("spec") or {},
         )
 
     @property
@@ -46,4 +44,4 @@ class Graph:
         return dynamo_namespace(self.namespace, self.name, declared)
 
     def owner_reference(self) -> JsonDict:
-        return owner_reference(API_VERSION, KIND_GRAPH_DEPLOYMENT, self.name, self.uid)
+        return controller_reference(KIND_GRAPH_DEPLOYMENT, self.name, self.uid)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dynamo_operator.builders.component import Component, object_metadata
+from dynamo_operator.builders.component import Component
 from dynamo_operator.builders.context import BuildContext
-from dynamo_operator.builders.labels import child_annotations, child_labels
+from dynamo_operator.builders.labels import child_metadata
 from dynamo_operator.builders.merge import JsonDict
 from dynamo_operator.constants import DEFAULT_INGRESS_HOST_SUFFIX, Ports
 
@@ -30,10 +30,9 @@ def ingress_host(ingress: Mapping[str, Any], component: Component) -> str:
 
 
 def exposure_metadata(component: Component, ingress: Mapping[str, Any]) -> JsonDict:
-    labels = {**(ingress.get("labels") or {}), **child_labels(component)}
-    annotations = {**child_annotations(component), **(ingress.get("annotations") or {})}
-    return object_metadata(
-        component.name, component.namespace, labels, annotations, component.owner_reference()
+    """The Ingress or VirtualService also carries the ingress spec's own labels and annotations."""
+    return child_metadata(
+        component, extra_labels=ingress.get("labels"), extra_annotations=ingress.get("annotations")
     )
 
 

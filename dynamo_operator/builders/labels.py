@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from dynamo_operator.builders.component import Component, object_metadata
+from dynamo_operator.builders.component import Component
 from dynamo_operator.builders.merge import JsonDict
+from dynamo_operator.builders.metadata import object_metadata
 from dynamo_operator.constants import Annotations, Labels
 
 
@@ -44,24 +45,28 @@ def system_labels(component: Component) -> dict[str, str]:
     return labels
 
 
-def child_labels(component: Component) -> dict[str, str]:
-    """Labels of the Deployment, Service and other children: the DCD's, then the system ones."""
-    return {**component.metadata_labels, **component.labels, **system_labels(component)}
+def child_metadata(
+    component: Component,
+    *,
+    name: str | None = None,
+    extra_labels: Mapping[str, str] | None = None,
+    extra_annotations: Mapping[str, str] | None = None,
+) -> JsonDict:
+    """Metadata of any object built for a component (workload, Service, Ingress, HPA...).
 
-
-def child_annotations(component: Component) -> dict[str, str]:
-    return dict(component.annotations)
-
-
-def child_metadata(component: Component) -> JsonDict:
-    """Metadata of a child named after its component (Deployment, Service, HPA)."""
-    return object_metadata(
-        component.name,
-        component.namespace,
-        child_labels(component),
-        child_annotations(component),
-        component.owner_reference(),
-    )
+    Named after the component unless ``name`` says otherwise. Labels: the DCD's, then what this
+    child adds (``extra_labels``: the ingress spec's labels, a LeaderWorkerSet's instance id), then
+    the system labels, so the more specific wins and nothing overrides the selector. Annotations:
+    the DCD's ``spec.annotations``, then ``extra_annotations``.
+    """
+    labels = {
+        **component.metadata_labels,
+        **component.labels,
+        **(extra_labels or {}),
+        **system_labels(component),
+    }
+    annotations = {**component.annotations, **(extra_annotations or {})}
+    return object_metadata(component, name or component.name, labels, annotations)
 
 
 def pod_labels(component: Component, extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -9,9 +9,9 @@ carry ``role: leader|worker``: the component's Service selects the leaders only.
 
 from __future__ import annotations
 
-from dynamo_operator.builders.component import Component, object_metadata
+from dynamo_operator.builders.component import Component
 from dynamo_operator.builders.context import BuildContext
-from dynamo_operator.builders.labels import child_annotations, child_labels
+from dynamo_operator.builders.labels import child_metadata
 from dynamo_operator.builders.merge import JsonDict
 from dynamo_operator.builders.pod_template import build_pod_template
 from dynamo_operator.constants import Annotations, Labels
@@ -40,10 +40,7 @@ def _group_template(
 
 
 def _metadata(component: Component, name: str, instance: int) -> JsonDict:
-    labels = {**child_labels(component), Labels.INSTANCE_ID: str(instance)}
-    return object_metadata(
-        name, component.namespace, labels, child_annotations(component), component.owner_reference()
-    )
+    return child_metadata(component, name=name, extra_labels={Labels.INSTANCE_ID: str(instance)})
 
 
 def build_leader_worker_set(

@@ -1,4 +1,4 @@
-"""Multinode rules per backend and pod role (seed 003 and reference §4.8).
+"""Multinode rules per backend and pod role.
 
 A multinode replica is one leader pod and ``nodeCount - 1`` worker pods. The rules run after the
 user's overrides, so they beat user-set probes:

@@ -7,13 +7,18 @@ owned by the graph and garbage-collected with it.
 from __future__ import annotations
 
 from dynamo_operator.api import DynamoGraphDeployment
-from dynamo_operator.builders.component import object_metadata
+from dynamo_operator.builders.context import BuildContext
 from dynamo_operator.builders.graph import Graph
 from dynamo_operator.builders.merge import JsonDict
+from dynamo_operator.builders.metadata import object_metadata
 from dynamo_operator.constants import Labels
 
 
-def build_persistent_volume_claims_from_graph(graph: Graph) -> list[JsonDict]:
+def build_persistent_volume_claims(
+    dgd: DynamoGraphDeployment, context: BuildContext
+) -> list[JsonDict]:
+    """The claims to create, sorted by name."""
+    graph = Graph.from_model(dgd, context.default_namespace)
     claims: list[JsonDict] = []
     for pvc in graph.spec.get("pvcs") or ():
         if not pvc.get("create"):
@@ -23,11 +28,7 @@ def build_persistent_volume_claims_from_graph(graph: Graph) -> list[JsonDict]:
                 "apiVersion": "v1",
                 "kind": "PersistentVolumeClaim",
                 "metadata": object_metadata(
-                    pvc["name"],
-                    graph.namespace,
-                    {Labels.GRAPH_DEPLOYMENT_NAME: graph.name},
-                    {},
-                    graph.owner_reference(),
+                    graph, pvc["name"], {Labels.GRAPH_DEPLOYMENT_NAME: graph.name}, {}
                 ),
                 "spec": {
                     "accessModes": [pvc["volumeAccessMode"]],
@@ -38,9 +39,3 @@ def build_persistent_volume_claims_from_graph(graph: Graph) -> list[JsonDict]:
         )
     claims.sort(key=lambda claim: str(claim["metadata"].get("name")))
     return claims
-
-
-def build_persistent_volume_claims(
-    dgd: DynamoGraphDeployment, default_namespace: str = "default"
-) -> list[JsonDict]:
-    return build_persistent_volume_claims_from_graph(Graph.from_model(dgd, default_namespace))

@@ -1,6 +1,6 @@
 """The pod template of a component (Deployment) or of one role of a multinode group (LWS).
 
-Base pod spec (grace period 60 s, restartPolicy Always, planner service account), then
+Base pod spec (grace period 60 s, restartPolicy Always, the component's service account), then
 ``extraPodSpec`` merged over it (user wins), then what the operator adds on top: volumes merged by
 name, shared memory replacing any user volume of that name, the main container after the user's
 own containers, and discovered image pull secrets after the user's (sorted, de-duplicated).
@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from dynamo_operator.api.constants import ComponentType
 from dynamo_operator.builders.component import Component
 from dynamo_operator.builders.container import build_main_container
 from dynamo_operator.builders.context import BuildContext
 from dynamo_operator.builders.labels import pod_annotations, pod_labels
 from dynamo_operator.builders.merge import JsonDict, copy_json, deep_merge, merge_named
 from dynamo_operator.builders.multinode import Role, multinode_pod_volumes
+from dynamo_operator.builders.service_account import component_service_account
 from dynamo_operator.builders.volumes import (
     build_persistent_volume_mounts,
     shared_memory_size,
@@ -24,7 +24,6 @@ from dynamo_operator.builders.volumes import (
 )
 from dynamo_operator.constants import (
     MAIN_CONTAINER_NAME,
-    PLANNER_SERVICE_ACCOUNT_NAME,
     SHARED_MEMORY_VOLUME_NAME,
     TERMINATION_GRACE_PERIOD_SECONDS,
 )
@@ -38,8 +37,9 @@ def _base_pod_spec(component: Component) -> JsonDict:
         "terminationGracePeriodSeconds": TERMINATION_GRACE_PERIOD_SECONDS,
         "restartPolicy": "Always",
     }
-    if component.component_type == ComponentType.PLANNER:
-        spec["serviceAccountName"] = PLANNER_SERVICE_ACCOUNT_NAME
+    service_account = component_service_account(component.component_type)
+    if service_account:
+        spec["serviceAccountName"] = service_account
     return spec
 
 

@@ -1,4 +1,4 @@
-"""Default health probes per component type (seed "Operator Default Values Injection").
+"""Default health probes per component type, as the upstream operator injects them.
 
 Frontends are probed on their HTTP port, worker-like components on their system port, with a
 two-hour startup window for model loading (720 x 10 s). Planners and other types get no probes.

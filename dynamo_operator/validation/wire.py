@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dynamo_operator.api.constants import DEFAULT_MULTINODE_NODE_COUNT
+from dynamo_operator.api.shared_spec import nodes_per_replica
 
 
 def spec_of(obj: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -17,8 +17,4 @@ def node_count_of(service: object) -> int:
     """Nodes per replica as the operator reads it: no ``multinode`` block means one node."""
     if not isinstance(service, Mapping):
         return 1
-    multinode = service.get("multinode")
-    if not isinstance(multinode, Mapping):
-        return 1
-    count = multinode.get("nodeCount", DEFAULT_MULTINODE_NODE_COUNT)
-    return count if isinstance(count, int) else DEFAULT_MULTINODE_NODE_COUNT
+    return nodes_per_replica(service.get("multinode"))

@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from dynamo_operator.pull_secrets import is_docker_config_secret
 from dynamo_operator.validation import (
     FieldIssue,
     IssueReason,
@@ -27,7 +28,6 @@ from dynamo_operator.validation import (
 STDIN = "-"
 EXIT_INVALID = 1
 EXIT_BAD_INPUT = 2
-DOCKER_CONFIG_JSON_SECRET_TYPE = "kubernetes.io/dockerconfigjson"
 
 _MALFORMED_REASONS = frozenset(
     {IssueReason.MISSING_REQUIRED_FIELD, IssueReason.INVALID_TYPE, IssueReason.MALFORMED_OBJECT}
@@ -68,7 +68,7 @@ class SourcedDocument:
         return f"{self.source} ({self.kind or '<no kind>'}/{name or '<unnamed>'})"
 
     def is_pull_secret(self) -> bool:
-        return self.kind == "Secret" and self.document.get("type") == DOCKER_CONFIG_JSON_SECRET_TYPE
+        return is_docker_config_secret(self.document)
 
 
 def load_documents(

@@ -3,7 +3,12 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from dynamo_operator.api import PVC, DynamoComponentDeploymentSharedSpec, VolumeMount
+from dynamo_operator.api import (
+    PVC,
+    DynamoComponentDeploymentSharedSpec,
+    VolumeMount,
+    nodes_per_replica,
+)
 
 
 def service(**fields: Any) -> DynamoComponentDeploymentSharedSpec:
@@ -33,6 +38,25 @@ def test_a_service_without_multinode_spans_one_node_and_one_replica() -> None:
     assert parsed.node_count == 1
     assert not parsed.is_multinode
     assert parsed.effective_replicas == 1
+
+
+@pytest.mark.parametrize(
+    ("multinode", "nodes"),
+    [
+        (None, 1),
+        ({}, 2),
+        ({"nodeCount": 4}, 4),
+        ({"nodeCount": "4"}, 2),
+        ({"nodeCount": True}, 2),
+        ("not a block", 1),
+    ],
+)
+def test_nodes_per_replica_reads_the_wire_form_as_the_model_does(
+    multinode: Any, nodes: int
+) -> None:
+    assert nodes_per_replica(multinode) == nodes
+    if multinode is None or multinode in ({}, {"nodeCount": 4}):
+        assert service(multinode=multinode).node_count == nodes
 
 
 def test_replicas_may_be_zero_but_not_negative() -> None:

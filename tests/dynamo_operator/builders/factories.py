@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from dynamo_operator.api import DynamoComponentDeployment
-from dynamo_operator.builders import BuildContext, Component
+from dynamo_operator.builders import BuildContext
+from dynamo_operator.builders.component import Component
 from dynamo_operator.settings import OperatorSettings
 
 IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.0"
@@ -34,7 +35,7 @@ def dcd_model(name: str = "g-worker", **spec: Any) -> DynamoComponentDeployment:
 
 
 def component(name: str = "g-worker", **spec: Any) -> Component:
-    return Component.from_model(dcd_model(name, **spec))
+    return Component.from_model(dcd_model(name, **spec), "default")
 
 
 def context(**settings: Any) -> BuildContext:

@@ -2,11 +2,8 @@ from __future__ import annotations
 
 import copy
 
-from dynamo_operator.builders import (
-    MultinodeUnsupported,
-    build_component_children,
-    build_workload,
-)
+from dynamo_operator.builders import BuildContext, MultinodeUnsupported, build_component_children
+from dynamo_operator.builders.children import build_workload
 
 from .factories import IMAGE, component, context, dcd_model, multinode_worker
 
@@ -75,3 +72,77 @@ def test_builders_never_mutate_the_model() -> None:
     for obj in children.objects():
         obj["metadata"]["labels"]["edited"] = "yes"
     assert dcd == pristine
+
+
+def test_every_child_lives_in_the_component_namespace_controlled_by_it() -> None:
+    dcd = dcd_model(
+        componentType="frontend",
+        labels={"team": "a", "nvidia.com/selector": "spoofed"},
+        autoscaling={"enabled": True, "maxReplicas": 3},
+        ingress={
+            "enabled": True,
+            "host": "x",
+            "ingressControllerClassName": "nginx",
+            "labels": {"team": "ingress", "edge": "yes"},
+            "annotations": {"nginx.ingress.kubernetes.io/proxy-body-size": "0"},
+        },
+        extraPodSpec={"mainContainer": {"image": IMAGE}},
+    )
+    children = build_component_children(dcd, context())
+    assert [obj["kind"] for obj in children.objects()] == [
+        "Deployment",
+        "Service",
+        "Ingress",
+        "HorizontalPodAutoscaler",
+    ]
+    for obj in children.objects():
+        metadata = obj["metadata"]
+        assert metadata["name"] == "g-worker"
+        assert metadata["namespace"] == "ns"
+        assert metadata["ownerReferences"] == [
+            {
+                "apiVersion": "nvidia.com/v1alpha1",
+                "kind": "DynamoComponentDeployment",
+                "name": "g-worker",
+                "uid": "uid-1",
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ]
+        assert metadata["labels"]["nvidia.com/selector"] == "g-worker"
+    ingress = children.ingress
+    assert ingress is not None
+    # The ingress spec's own labels beat the DCD's, and the system labels beat both.
+    assert ingress["metadata"]["labels"]["team"] == "ingress"
+    assert ingress["metadata"]["labels"]["edge"] == "yes"
+    assert ingress["metadata"]["annotations"] == {
+        "nginx.ingress.kubernetes.io/proxy-body-size": "0"
+    }
+
+
+def test_a_component_without_image_builds_with_a_warning() -> None:
+    children = build_component_children(dcd_model(componentType="worker"), context())
+    assert children.warnings == (
+        "ns/g-worker: no extraPodSpec.mainContainer.image; the API server will reject its pods",
+    )
+
+
+def test_a_planner_written_directly_runs_as_the_planner_service_account() -> None:
+    planner = dcd_model(componentType="planner", extraPodSpec={"mainContainer": {"image": IMAGE}})
+    (deployment,) = build_component_children(planner, context()).workload
+    assert deployment["spec"]["template"]["spec"]["serviceAccountName"] == "planner-serviceaccount"
+    own = dcd_model(
+        componentType="planner",
+        extraPodSpec={"serviceAccountName": "mine", "mainContainer": {"image": IMAGE}},
+    )
+    (deployment,) = build_component_children(own, context()).workload
+    assert deployment["spec"]["template"]["spec"]["serviceAccountName"] == "mine"
+
+
+def test_a_component_without_namespace_goes_to_the_context_default_namespace() -> None:
+    dcd = dcd_model(componentType="worker", extraPodSpec={"mainContainer": {"image": IMAGE}})
+    placed = dcd.model_copy(
+        update={"metadata": dcd.metadata.model_copy(update={"namespace": None})}
+    )
+    children = build_component_children(placed, BuildContext(default_namespace="elsewhere"))
+    assert {obj["metadata"]["namespace"] for obj in children.objects()} == {"elsewhere"}

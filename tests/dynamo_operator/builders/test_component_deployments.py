@@ -101,6 +101,33 @@ def test_default_ingress_only_for_frontends_without_their_own() -> None:
     assert "ingress" not in dcds["W"]["spec"]
 
 
+def test_default_ingress_carries_the_operator_tls_secret_and_host_suffix() -> None:
+    settings = OperatorSettings(
+        ingress_controller_class_name="nginx",
+        ingress_controller_tls_secret_name="wildcard-tls",
+        ingress_host_suffix="example.com",
+    )
+    (dcd,) = build_component_deployments(
+        graph({"F": {"componentType": "frontend"}}), BuildContext(settings=settings)
+    )
+    assert dcd["spec"]["ingress"] == {
+        "enabled": True,
+        "host": "g",
+        "ingressControllerClassName": "nginx",
+        "tls": {"secretName": "wildcard-tls"},
+        "hostSuffix": "example.com",
+    }
+
+
+def test_a_graph_without_namespace_goes_to_the_context_default_namespace() -> None:
+    dgd = DynamoGraphDeployment.model_validate(
+        {"metadata": {"name": "g"}, "spec": {"services": {"W": {}}}}
+    )
+    (dcd,) = build_component_deployments(dgd, BuildContext(default_namespace="elsewhere"))
+    assert dcd["metadata"]["namespace"] == "elsewhere"
+    assert dcd["spec"]["dynamoNamespace"] == "elsewhere-g"
+
+
 def test_no_default_ingress_without_operator_settings() -> None:
     (dcd,) = build_component_deployments(
         graph({"F": {"componentType": "frontend"}}), BuildContext()
