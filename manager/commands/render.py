@@ -11,7 +11,7 @@ import sys
 from typing import get_args
 
 from dynamo_operator.render import RenderError, render_objects
-from dynamo_operator.settings import ALL_OPTIONAL_APIS, OperatorSettings, OptionalApi
+from dynamo_operator.settings import ALL_OPTIONAL_APIS, OptionalApi
 from manager.commands.documents import (
     EXIT_BAD_INPUT,
     EXIT_INVALID,
@@ -20,6 +20,10 @@ from manager.commands.documents import (
     add_filename_argument,
     check_document,
     load_documents,
+)
+from manager.commands.operator_settings import (
+    add_operator_settings_arguments,
+    operator_settings_from_arguments,
 )
 from manager.commands.output import dump_objects
 
@@ -42,13 +46,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "-n", "--namespace", default=DEFAULT_NAMESPACE, help="namespace for objects that name none"
     )
-    parser.add_argument("--natsAddr", dest="nats_addr", metavar="ADDR", help="NATS_SERVER for pods")
-    parser.add_argument(
-        "--etcdAddr", dest="etcd_addr", metavar="ADDR", help="ETCD_ENDPOINTS for pods"
-    )
-    parser.add_argument("--ingress-controller-class-name", metavar="CLASS")
-    parser.add_argument("--ingress-host-suffix", metavar="SUFFIX")
-    parser.add_argument("--istio-virtual-service-gateway", metavar="GATEWAY")
+    add_operator_settings_arguments(parser)
     parser.add_argument(
         "--without",
         action="append",
@@ -57,17 +55,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="render as on a cluster without this optional API (repeatable)",
     )
     parser.set_defaults(func=run)
-
-
-def settings_from(args: argparse.Namespace) -> OperatorSettings:
-    return OperatorSettings(
-        nats_addr=args.nats_addr,
-        etcd_addr=args.etcd_addr,
-        ingress_controller_class_name=args.ingress_controller_class_name,
-        ingress_host_suffix=args.ingress_host_suffix,
-        istio_virtual_service_gateway=args.istio_virtual_service_gateway,
-        available_apis=ALL_OPTIONAL_APIS - frozenset(args.without),
-    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         rendered = render_objects(
             [document.document for document in documents],
-            settings_from(args),
+            operator_settings_from_arguments(args, ALL_OPTIONAL_APIS - frozenset(args.without)),
             default_namespace=args.namespace,
         )
     except RenderError as error:

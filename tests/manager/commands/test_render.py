@@ -121,3 +121,36 @@ def test_bad_input_exits_two_without_output(
     assert out == ""
     assert err.count("\n") == 1
     assert "(ConfigMap/c): kind: unsupported kind" in err
+
+
+def test_default_frontend_ingress_flags_reach_the_ingress(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "graph.yaml"
+    path.write_text(
+        "apiVersion: nvidia.com/v1alpha1\n"
+        "kind: DynamoGraphDeployment\n"
+        "metadata: {name: g}\n"
+        "spec:\n"
+        "  services:\n"
+        "    Frontend:\n"
+        "      componentType: frontend\n"
+        "      extraPodSpec: {mainContainer: {image: vllm-runtime:0.7.0}}\n"
+    )
+
+    code, out, _ = run(
+        capsys,
+        "-f",
+        str(path),
+        "--ingress-controller-class-name",
+        "nginx",
+        "--ingress-controller-tls-secret-name",
+        "wildcard-tls",
+        "--ingress-host-suffix",
+        "example.com",
+    )
+
+    assert code == 0
+    (ingress,) = [obj for obj in objects_of(out) if obj["kind"] == "Ingress"]
+    assert ingress["spec"]["ingressClassName"] == "nginx"
+    assert ingress["spec"]["tls"] == [{"hosts": ["g.example.com"], "secretName": "wildcard-tls"}]
