@@ -11,7 +11,10 @@ from prometheus_client import REGISTRY
 
 from manager.client import RestClient
 from manager.events import EventRecorder
+from manager.identity import Identity
 from manager.kinds import CONFIG_MAP, EVENT
+
+IDENTITY = Identity.for_product("test-controller", domain="example.com", version="0")
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -43,7 +46,7 @@ async def test_repeated_events_are_one_event_with_a_count(api: Any, namespace: s
         },
         field_manager="test",
     )
-    recorder = EventRecorder(api, "test-controller")
+    recorder = EventRecorder(api, IDENTITY)
 
     async with anyio.create_task_group() as tg:
         await tg.start(recorder.run)
@@ -59,10 +62,13 @@ async def test_repeated_events_are_one_event_with_a_count(api: Any, namespace: s
     assert synced["involvedObject"]["uid"] == subject["metadata"]["uid"]
     assert synced["involvedObject"]["kind"] == "ConfigMap"
     assert synced["source"]["component"] == "test-controller"
+    assert {entry["manager"] for entry in synced["metadata"]["managedFields"]} == {
+        "test-controller-events"
+    }, "the Event's field manager comes from the identity"
 
 
 async def test_a_full_buffer_drops_events_instead_of_blocking(api: Any, namespace: str) -> None:
-    recorder = EventRecorder(api, "test-controller", buffer_size=3)
+    recorder = EventRecorder(api, IDENTITY, buffer_size=3)
     subject = {
         "apiVersion": "v1",
         "kind": "ConfigMap",

@@ -10,6 +10,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from manager.client import RestClient
+from manager.identity import Identity
 from manager.kinds import LEASE
 from manager.leaderelection import LeaderElector
 
@@ -17,13 +18,18 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 LEASE_SECONDS = 4.0
 TIMINGS = {"lease_duration": LEASE_SECONDS, "renew_deadline": 3.0, "retry_period": 0.5}
+IDENTITY = Identity.for_product("e2e-operator", domain="example.com", version="0")
 
 
 def electors(api: Any, namespace: str, **timings: float) -> tuple[LeaderElector, LeaderElector]:
     options: dict[str, Any] = {**TIMINGS, **timings}
     return (
-        LeaderElector(api, name="op", namespace=namespace, identity="a", **options),
-        LeaderElector(api, name="op", namespace=namespace, identity="b", **options),
+        LeaderElector(
+            api, IDENTITY, name="op", namespace=namespace, holder_identity="a", **options
+        ),
+        LeaderElector(
+            api, IDENTITY, name="op", namespace=namespace, holder_identity="b", **options
+        ),
     )
 
 
@@ -58,6 +64,9 @@ async def test_one_of_two_candidates_leads_and_the_other_takes_over_when_it_dies
         await anyio.sleep(LEASE_SECONDS * 1.5)  # well past a lease: the leader keeps renewing
         assert (first.is_leader, second.is_leader) == (True, False)
         assert await holder(api, namespace) == "a"
+        lease = await RestClient.for_api(api).get(LEASE, namespace, "op")
+        managers = {entry["manager"] for entry in lease["metadata"]["managedFields"]}
+        assert managers == {"e2e-operator-leader-election"}
         gauge = REGISTRY.get_sample_value("leader_election_master_status", {"name": "op"})
         assert gauge is not None
 

@@ -11,6 +11,7 @@ import pytest
 from anyio.abc import TaskStatus
 
 from manager.client import RestClient
+from manager.identity import Identity
 from manager.kinds import LEASE
 from manager.leaderelection import LeaderElector
 from manager.manager import Manager
@@ -45,9 +46,10 @@ class Candidate:
     def __init__(self, api: Any, namespace: str, identity: str, leading: set[str]) -> None:
         elector = LeaderElector(
             api,
+            Identity.for_product("e2e-operator", domain="example.com", version="0"),
             name=LEASE_NAME,
             namespace=namespace,
-            identity=identity,
+            holder_identity=identity,
             lease_duration=LEASE_DURATION,
             renew_deadline=RENEW_DEADLINE,
             retry_period=RETRY_PERIOD,

@@ -17,7 +17,7 @@ import aiohttp
 import anyio
 
 from manager.client.errors import TransportError
-from manager.client.transport import HttpResponse, StreamResponse
+from manager.client.transport import HttpResponse, StreamResponse, default_user_agent
 
 __all__ = ["AiohttpTransport"]
 
@@ -25,8 +25,9 @@ __all__ = ["AiohttpTransport"]
 class AiohttpTransport:
     """Requests over one aiohttp session per event loop, authenticated like the kr8s `api`."""
 
-    def __init__(self, api: Any) -> None:
+    def __init__(self, api: Any, *, user_agent: str | None = None) -> None:
         self._api = api
+        self.user_agent = user_agent or default_user_agent()
         self._session: aiohttp.ClientSession | None = None
         self._session_lock = anyio.Lock()
         self._retired: list[aiohttp.ClientSession] = []
@@ -113,7 +114,7 @@ class AiohttpTransport:
         auth = self._api.auth
         verify = await auth.ssl_context()
         ssl_option: ssl.SSLContext | bool = verify if isinstance(verify, ssl.SSLContext) else True
-        headers = {"User-Agent": "dynamo-operator", "Accept": "application/json"}
+        headers = {"User-Agent": self.user_agent, "Accept": "application/json"}
         if auth.token:
             headers["Authorization"] = f"Bearer {auth.token}"
         # No pool limit: every watch pins a connection for minutes and must never wait on writes.

@@ -6,6 +6,9 @@ Two implementations of one `Transport` protocol:
   context with the client certificate, bearer token) on an aiohttp session; `bench/informer_sync.py`
   measures both.
 
+Both send the User-Agent they are given (the composition root passes its `Identity.user_agent`);
+without one, `default_user_agent()` names the running program, as client-go does with `os.Args[0]`.
+
 Neither raises for an HTTP error status: the REST layer maps statuses to `errors.ApiError`. Both
 raise `errors.TransportError` when no answer arrives. Neither lets kr8s recreate its session on
 403: kr8s does that on any 401/403, which would cut every open watch whenever RBAC says no; we
@@ -15,6 +18,9 @@ re-authenticate on 401 only.
 from __future__ import annotations
 
 import contextlib
+import os
+import platform
+import sys
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -24,7 +30,23 @@ from kr8s import APITimeoutError
 
 from manager.client.errors import TransportError
 
-__all__ = ["HttpResponse", "Kr8sTransport", "StreamResponse", "Transport", "split_lines"]
+__all__ = [
+    "HttpResponse",
+    "Kr8sTransport",
+    "StreamResponse",
+    "Transport",
+    "default_user_agent",
+    "split_lines",
+]
+
+
+def default_user_agent() -> str:
+    """`<program>/unknown (os/arch) python/x.y.z`: client-go's default shape, naming no product."""
+    program = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python"
+    arch = platform.machine().lower() or "unknown"
+    return (
+        f"{program or 'python'}/unknown ({sys.platform}/{arch}) python/{platform.python_version()}"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +119,9 @@ def _split_path(path: str) -> tuple[str, str]:
 class Kr8sTransport:
     """Requests through kr8s's own httpx client (`Api.call_api`)."""
 
-    def __init__(self, api: Any) -> None:
+    def __init__(self, api: Any, *, user_agent: str | None = None) -> None:
         self._api = api
+        self.user_agent = user_agent or default_user_agent()
 
     @property
     def server(self) -> str:
@@ -115,7 +138,9 @@ class Kr8sTransport:
         request_timeout: float = 30.0,
     ) -> HttpResponse:
         base, leaf = _split_path(path)
-        headers = {"Content-Type": content_type} if content_type else None
+        headers = {"User-Agent": self.user_agent}
+        if content_type:
+            headers["Content-Type"] = content_type
         for attempt in range(2):
             try:
                 async with self._api.call_api(
@@ -153,6 +178,7 @@ class Kr8sTransport:
                 raise_for_status=False,
                 stream=True,
                 params=params,
+                headers={"User-Agent": self.user_agent},
                 timeout=timeout,
             ) as response:
                 yield StreamResponse(

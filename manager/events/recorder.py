@@ -24,6 +24,7 @@ from manager.client.errors import KubeError, NotFound
 from manager.client.rest import RestClient
 from manager.clock import Clock, RealClock
 from manager.events.correlator import Correlation, Correlator, EventType, PendingEvent
+from manager.identity import Identity
 from manager.kinds import EVENT
 
 __all__ = ["DROPPED", "WRITES", "EventRecorder"]
@@ -39,21 +40,23 @@ WRITES = Counter(
     "event_recorder_writes_total", "Event writes made, by operation (create, patch).", ["op"]
 )
 
-FIELD_MANAGER = "dynamo-operator-events"
-
 
 class EventRecorder:
+    """Events from `identity.event_component`, written with `identity.event_field_manager`;
+    `instance` (the host name by default) tells replicas apart."""
+
     def __init__(
         self,
         api: Any,
-        component: str,
+        identity: Identity,
         *,
         buffer_size: int = 1000,
         clock: Clock | None = None,
         instance: str | None = None,
     ) -> None:
         self._api = api
-        self.component = component
+        self.component = identity.event_component
+        self._field_manager = identity.event_field_manager
         self.instance = instance or socket.gethostname()
         self._send, self._receive = anyio.create_memory_object_stream[PendingEvent](buffer_size)
         self._correlator = Correlator(clock or RealClock())
@@ -102,7 +105,7 @@ class EventRecorder:
             }
             try:
                 await rest.merge_patch(
-                    EVENT, namespace, correlation.existing, patch, field_manager=FIELD_MANAGER
+                    EVENT, namespace, correlation.existing, patch, field_manager=self._field_manager
                 )
                 WRITES.labels("patch").inc()
                 return
@@ -127,7 +130,7 @@ class EventRecorder:
             "reportingComponent": self.component,
             "reportingInstance": self.instance,
         }
-        created = await rest.create(EVENT, body, field_manager=FIELD_MANAGER)
+        created = await rest.create(EVENT, body, field_manager=self._field_manager)
         WRITES.labels("create").inc()
         self._correlator.written(correlation, created["metadata"]["name"])
 

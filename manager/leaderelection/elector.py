@@ -11,7 +11,6 @@ because `renew_deadline < lease_duration`. `release` hands the lease over at onc
 
 from __future__ import annotations
 
-import os
 import random
 import socket
 import uuid
@@ -25,10 +24,11 @@ from prometheus_client import Gauge
 from manager.client.errors import KubeError, NotFound
 from manager.client.rest import RestClient
 from manager.clock import Clock, RealClock
+from manager.identity import Identity
 from manager.kinds import LEASE
 from manager.leaderelection.record import LeaseRecord, format_micro_time
 
-__all__ = ["LEADER_STATUS", "LeaderElector", "default_identity"]
+__all__ = ["LEADER_STATUS", "LeaderElector", "default_holder_identity"]
 
 log = structlog.get_logger("manager.leaderelection")
 
@@ -39,29 +39,28 @@ LEADER_STATUS = Gauge(
     ["name"],
 )
 
-FIELD_MANAGER = "dynamo-operator-leader-election"
 JITTER_FACTOR = 1.2
 
 
-def default_identity() -> str:
-    """The pod name in a cluster (POD_NAME, or HOSTNAME which Kubernetes sets to it); elsewhere
-    the host name plus a random suffix so two local processes never share an identity."""
-    if pod_name := os.environ.get("POD_NAME"):
-        return pod_name
-    in_cluster = "KUBERNETES_SERVICE_HOST" in os.environ
-    if in_cluster and (hostname := os.environ.get("HOSTNAME")):
-        return hostname
-    return f"{socket.gethostname()}_{uuid.uuid4().hex[:8]}"
+def default_holder_identity() -> str:
+    """`<hostname>_<uuid>`, as controller-runtime: the host name (the pod name in a cluster)
+    says which replica holds the lease, and the UUID makes every process a new candidate, so a
+    restarted container never mistakes its predecessor's lease for its own."""
+    return f"{socket.gethostname()}_{uuid.uuid4()}"
 
 
 class LeaderElector:
+    """Competes for the Lease `namespace/name` (both chosen by the composition root), writing it
+    with `identity.leader_election_field_manager`, as `holder_identity`."""
+
     def __init__(
         self,
         api: Any,
+        identity: Identity,
         *,
         name: str,
         namespace: str,
-        identity: str | None = None,
+        holder_identity: str | None = None,
         lease_duration: float = 15.0,
         renew_deadline: float = 10.0,
         retry_period: float = 2.0,
@@ -72,7 +71,8 @@ class LeaderElector:
         self._rest = RestClient.for_api(api)
         self.name = name
         self.namespace = namespace
-        self.identity = identity or default_identity()
+        self.holder_identity = holder_identity or default_holder_identity()
+        self._field_manager = identity.leader_election_field_manager
         self.lease_duration = lease_duration
         self.renew_deadline = renew_deadline
         self.retry_period = retry_period
@@ -90,12 +90,14 @@ class LeaderElector:
     async def acquire(self) -> None:
         """Return once this process holds the lease (retrying every `retry_period`, jittered)."""
         log.info(
-            "attempting to acquire leader lease", lease=self._lease_name, identity=self.identity
+            "attempting to acquire leader lease",
+            lease=self._lease_name,
+            identity=self.holder_identity,
         )
         while not await self._try_acquire_or_renew():
             await self._sleep(self.retry_period * (1.0 + JITTER_FACTOR * random.random()))
         self._set_leader(True)
-        log.info("acquired leader lease", lease=self._lease_name, identity=self.identity)
+        log.info("acquired leader lease", lease=self._lease_name, identity=self.holder_identity)
 
     async def hold(self) -> None:
         """Renew the lease until a renewal fails for `renew_deadline`; return when leadership
@@ -108,7 +110,9 @@ class LeaderElector:
                     await self._sleep(self.retry_period)
             if not renewed:
                 self._set_leader(False)
-                log.warning("leader lease lost", lease=self._lease_name, identity=self.identity)
+                log.warning(
+                    "leader lease lost", lease=self._lease_name, identity=self.holder_identity
+                )
                 return
 
     async def release(self) -> None:
@@ -121,7 +125,9 @@ class LeaderElector:
         with anyio.move_on_after(self.renew_deadline, shield=True):
             try:
                 await self._put(record)
-                log.info("released leader lease", lease=self._lease_name, identity=self.identity)
+                log.info(
+                    "released leader lease", lease=self._lease_name, identity=self.holder_identity
+                )
             except KubeError as error:
                 log.warning(
                     "could not release leader lease", lease=self._lease_name, err=str(error)
@@ -139,19 +145,21 @@ class LeaderElector:
         self._resource_version = lease["metadata"].get("resourceVersion")
         if current != self._observed:
             self._observed, self._observed_at = current, self._clock.now()
-        held_by_other = current.holder_identity not in ("", self.identity)
+        held_by_other = current.holder_identity not in ("", self.holder_identity)
         expired = self._observed_at + current.lease_duration_seconds <= self._clock.now()
         if held_by_other and not expired:
             return False
         try:
-            await self._put(current.taken_by(self.identity, self._lease_seconds, self._now()))
+            await self._put(
+                current.taken_by(self.holder_identity, self._lease_seconds, self._now())
+            )
         except KubeError as error:  # a Conflict means another candidate won this round
             log.debug("leader lease update failed", lease=self._lease_name, err=str(error))
             return False
         return True
 
     async def _create(self) -> bool:
-        record = LeaseRecord(self.identity, self._lease_seconds, self._now(), self._now(), 0)
+        record = LeaseRecord(self.holder_identity, self._lease_seconds, self._now(), self._now(), 0)
         lease = {
             "apiVersion": LEASE.api_version,
             "kind": LEASE.kind,
@@ -159,7 +167,7 @@ class LeaderElector:
             "spec": record.to_spec(),
         }
         try:
-            created = await self._rest.create(LEASE, lease, field_manager=FIELD_MANAGER)
+            created = await self._rest.create(LEASE, lease, field_manager=self._field_manager)
         except KubeError:  # AlreadyExists: another candidate created it first
             return False
         self._remember(record, created)
@@ -176,7 +184,7 @@ class LeaderElector:
             },
             "spec": record.to_spec(),
         }
-        updated = await self._rest.replace(LEASE, lease, field_manager=FIELD_MANAGER)
+        updated = await self._rest.replace(LEASE, lease, field_manager=self._field_manager)
         self._remember(record, updated)
 
     def _remember(self, record: LeaseRecord, lease: dict[str, Any]) -> None:

@@ -1,19 +1,37 @@
+import socket
+
 import pytest
 
-from manager.leaderelection import LeaderElector, default_identity
+from manager.client import RestClient
+from manager.identity import Identity
+from manager.leaderelection import LeaderElector, default_holder_identity
+
+IDENTITY = Identity.for_product("test-operator", domain="example.com", version="0")
 
 
-def test_identity_is_the_pod_name_when_given(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("POD_NAME", "operator-7d9f-abcde")
+class Transport:
+    """Never called: the elector only talks to the API server in acquire/hold/release."""
 
-    assert default_identity() == "operator-7d9f-abcde"
+    server = "https://apiserver.invalid"
 
 
-def test_identity_outside_a_cluster_is_unique_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("POD_NAME", raising=False)
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+def api() -> RestClient:
+    return RestClient(Transport())  # type: ignore[arg-type]
 
-    assert default_identity() != default_identity()
+
+def test_the_holder_identity_is_the_host_name_and_a_fresh_uuid() -> None:
+    first, second = default_holder_identity(), default_holder_identity()
+
+    assert first.startswith(f"{socket.gethostname()}_")
+    assert len(first.rpartition("_")[2]) == 36
+    assert first != second, "each process (and each restarted container) is a new candidate"
+
+
+def test_lease_name_namespace_and_field_manager_come_from_the_caller() -> None:
+    elector = LeaderElector(api(), IDENTITY, name="lock", namespace="ops", holder_identity="a")
+
+    assert (elector.name, elector.namespace, elector.holder_identity) == ("lock", "ops", "a")
+    assert elector._field_manager == "test-operator-leader-election"
 
 
 @pytest.mark.parametrize(
@@ -22,7 +40,8 @@ def test_identity_outside_a_cluster_is_unique_per_process(monkeypatch: pytest.Mo
 def test_inconsistent_timings_are_rejected(lease: float, renew: float, retry: float) -> None:
     with pytest.raises(ValueError, match="lease_duration > renew_deadline"):
         LeaderElector(
-            None,
+            api(),
+            IDENTITY,
             name="l",
             namespace="ns",
             lease_duration=lease,
