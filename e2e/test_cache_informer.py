@@ -129,7 +129,7 @@ async def test_an_informer_lists_then_streams_every_change(api: Any, namespace: 
     rest = RestClient.for_api(api)
     await prepare(rest, namespace)
     cache = Cache(api, namespace=namespace)
-    informer = cache.get_informer(CONFIG_MAP, label_selector=SELECTOR)
+    informer = cache.register(CONFIG_MAP, label_selector=SELECTOR)
     history = History()
     informer.add_event_handler(history)
 

@@ -1,5 +1,5 @@
 """Cache scopes against a real kube-apiserver: a namespace-restricted cache sees one namespace,
-a cluster cache sees all; informers are shared per kind and start on demand."""
+a cluster cache sees all; one informer per kind, started on demand."""
 
 from __future__ import annotations
 
@@ -43,8 +43,8 @@ async def test_a_restricted_cache_sees_only_its_namespace_and_a_cluster_cache_se
         await tg.start(restricted.run)
         await tg.start(cluster.run)
         # Created after the caches started: they start at once, in the caches' task groups.
-        in_one = restricted.get_informer(CONFIG_MAP, label_selector="scope-test=yes")
-        in_all = cluster.get_informer(CONFIG_MAP, label_selector="scope-test=yes")
+        in_one = restricted.register(CONFIG_MAP, label_selector="scope-test=yes")
+        in_all = cluster.register(CONFIG_MAP, label_selector="scope-test=yes")
         with anyio.fail_after(30):
             await restricted.wait_for_sync()
             await cluster.wait_for_sync()
@@ -53,7 +53,7 @@ async def test_a_restricted_cache_sees_only_its_namespace_and_a_cluster_cache_se
     assert [o["metadata"]["name"] for o in in_one.store.list()] == ["mine"]
     assert sorted(o["metadata"]["name"] for o in in_all.store.list()) == ["mine", "theirs"]
     assert [o["metadata"]["name"] for o in in_all.store.list(other_namespace)] == ["theirs"]
-    assert restricted.get_informer(CONFIG_MAP, label_selector="scope-test=yes") is in_one
+    assert restricted.get_informer(CONFIG_MAP) is in_one
     assert restricted.get_informer(SECRET) is not in_one
 
 

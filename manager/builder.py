@@ -3,10 +3,13 @@
     ControllerBuilder(manager).for_(GRAPH).owns(DEPLOYMENT).owns(SERVICE).complete(reconciler)
 
 `for_(kind)` enqueues the object itself, `owns(kind)` enqueues the controller owner of a child,
-`watches(kind, mapper)` enqueues whatever the mapper returns. Per-watch predicates filter that
-watch only; `with_event_filter` filters every watch. Informers come from the manager's cache, so
-watches of the same kind by several controllers share one list+watch. The builder only composes
-`Controller`, `EnqueueHandler` and the cache: anything it does can be written by hand.
+`watches(kind, mapper)` enqueues whatever the mapper returns; mappers get the cache's reader
+(`Mapper`), e.g. to find the objects an EndpointSlice or a Lease concerns. Per-watch predicates
+filter that watch only; `with_event_filter` filters every watch. Informers come from the
+manager's cache, one per kind with the options registered for it (`Cache.register`), so watches
+of the same kind by several controllers and the reconcilers' reads share one list+watch. The
+builder only composes `Controller`, `EnqueueHandler` and the cache: anything it does can be
+written by hand.
 """
 
 from __future__ import annotations
@@ -119,7 +122,7 @@ class ControllerBuilder:
         )
         for watch in self._watches:
             handler = EnqueueHandler(
-                controller.queue, watch.mapper, (*self._filters, *watch.predicates)
+                controller.queue, watch.mapper, cache.reader, (*self._filters, *watch.predicates)
             )
             controller.watch(cache.get_informer(watch.kind), handler)
         self._manager.add(controller)

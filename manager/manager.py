@@ -26,6 +26,7 @@ import anyio
 import anyio.abc
 from anyio.abc import TaskStatus
 
+from manager.cache.reader import CacheReader
 from manager.controller.controller import EventSource
 from manager.health import DEFAULT_HEALTH_PORT, HealthProbes
 from manager.kinds import ResourceKind
@@ -62,6 +63,8 @@ class Drainable(Protocol):
 class CacheLike(Runnable, Protocol):
     """What the manager and the builder need of `manager.cache.Cache`."""
 
+    @property
+    def reader(self) -> CacheReader: ...
     def get_informer(self, kind: ResourceKind) -> EventSource: ...
     async def wait_for_sync(self) -> None: ...
 

@@ -1,13 +1,23 @@
-"""The informer cache: reflectors (list + watch) feeding indexed stores of plain dicts."""
+"""The informer cache: reflectors (list + watch) feeding indexed stores of plain dicts, one
+informer per kind, read synchronously through `CacheReader`."""
 
-from manager.cache.cache import Cache
+from manager.cache.cache import Cache, KindOptions
+from manager.cache.errors import (
+    CacheError,
+    CacheNotSyncedError,
+    CacheOptionsConflictError,
+    IndexNotFoundError,
+    KindNotCachedError,
+)
 from manager.cache.informer import EventHandler, Informer, strip_for_cache
+from manager.cache.reader import CacheReader, Labels
 from manager.cache.reflector import Reflector, ReflectorSink
 from manager.cache.selector import LabelSelector, SelectorSyntaxError
 from manager.cache.store import (
     LABEL_INDEX,
     NAMESPACE_INDEX,
     OWNER_UID_INDEX,
+    IndexFunc,
     ObjectKey,
     Store,
     StoreDelta,
@@ -19,9 +29,18 @@ __all__ = [
     "NAMESPACE_INDEX",
     "OWNER_UID_INDEX",
     "Cache",
+    "CacheError",
+    "CacheNotSyncedError",
+    "CacheOptionsConflictError",
+    "CacheReader",
     "EventHandler",
+    "IndexFunc",
+    "IndexNotFoundError",
     "Informer",
+    "KindNotCachedError",
+    "KindOptions",
     "LabelSelector",
+    "Labels",
     "ObjectKey",
     "Reflector",
     "ReflectorSink",

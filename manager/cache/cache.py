@@ -1,24 +1,48 @@
-"""The cache: one shared informer per (kind, namespace scope, selectors), created on demand.
+"""The cache: exactly one shared informer per kind, with options registered once.
+
+Every consumer of a kind (the builder's watches, the reconcilers' reads through `reader`, the
+mappers) shares one list+watch and one store, so the options that shape it are the kind's, not
+the consumer's: `register(kind, label_selector=..., field_selector=..., indexers=...)` sets them,
+before the controllers that watch the kind are built. A kind nobody registered is cached whole
+the first time something watches it. Registering different options for a kind that already has
+an informer raises `CacheOptionsConflictError` (a start-up error: two consumers disagree about
+what the cache holds, and one of them would silently miss objects). New indexers may be added to
+a registered kind; an index name bound to a different function is a conflict.
 
 In namespace-restricted mode (`Cache(api, namespace="team-a")`) every namespaced kind is listed
 and watched in that namespace only; cluster-scoped kinds are always watched cluster-wide. An
-informer requested while the cache runs starts at once in the cache's task group.
+informer created while the cache runs starts at once in the cache's task group.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 import anyio.abc
 
+from manager.cache.errors import CacheOptionsConflictError
 from manager.cache.informer import Informer
+from manager.cache.reader import CacheReader
+from manager.cache.store import DEFAULT_INDEXERS, IndexFunc
 from manager.clock import Clock
 from manager.kinds import ResourceKind
 
-__all__ = ["Cache"]
+__all__ = ["Cache", "KindOptions"]
 
-InformerKey = tuple[ResourceKind, str | None, str | None, str | None]
+
+@dataclass(frozen=True)
+class KindOptions:
+    """What the informer of one kind lists and watches, and the extra indexes of its store."""
+
+    label_selector: str | None = None
+    field_selector: str | None = None
+    indexers: Mapping[str, IndexFunc] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        return f"label_selector={self.label_selector!r} field_selector={self.field_selector!r}"
 
 
 class Cache:
@@ -34,33 +58,79 @@ class Cache:
         self.namespace = namespace
         self._clock = clock
         self._inactivity_timeout = inactivity_timeout
-        self._informers: dict[InformerKey, Informer] = {}
+        self._informers: dict[ResourceKind, Informer] = {}
+        self._options: dict[ResourceKind, KindOptions] = {}
         self._task_group: anyio.abc.TaskGroup | None = None
+        self.reader = CacheReader(self)
+        """Synchronous reads of what the informers hold (see `CacheReader`)."""
 
-    def get_informer(
+    def register(
         self,
         kind: ResourceKind,
         *,
         label_selector: str | None = None,
         field_selector: str | None = None,
+        indexers: Mapping[str, IndexFunc] | None = None,
     ) -> Informer:
-        """The shared informer for `kind` in this cache's scope (started if the cache runs)."""
-        namespace = self.namespace if kind.namespaced else None
-        key = (kind, namespace, label_selector, field_selector)
-        informer = self._informers.get(key)
-        if informer is None:
-            informer = Informer(
-                self.api,
-                kind,
-                namespace,
-                label_selector=label_selector,
-                field_selector=field_selector,
-                clock=self._clock,
-                inactivity_timeout=self._inactivity_timeout,
+        """Cache `kind` with these options (its informer is created now, started with the
+        cache); see the module doc for what counts as a conflict."""
+        wanted = KindOptions(label_selector, field_selector, dict(indexers or {}))
+        if reserved := sorted(set(wanted.indexers) & set(DEFAULT_INDEXERS)):
+            raise CacheOptionsConflictError(
+                f"index names {reserved} of {kind} are built in; choose other names"
             )
-            self._informers[key] = informer
-            if self._task_group is not None:
-                self._task_group.start_soon(informer.run, name=f"informer {kind}")
+        current = self._options.get(kind)
+        if current is None:
+            return self._create(kind, wanted)
+        if (current.label_selector, current.field_selector) != (label_selector, field_selector):
+            raise CacheOptionsConflictError(
+                f"{kind} is already cached with {current.describe()}; cannot also cache it with "
+                f"{wanted.describe()}: register each kind's options once, before building the "
+                "controllers that watch it"
+            )
+        informer = self._informers[kind]
+        for name, func in wanted.indexers.items():
+            existing = current.indexers.get(name)
+            if existing is None:
+                informer.store.add_indexer(name, func)
+            elif existing is not func:
+                raise CacheOptionsConflictError(
+                    f"index {name!r} of {kind} is already registered with another function"
+                )
+        self._options[kind] = KindOptions(
+            label_selector, field_selector, {**current.indexers, **wanted.indexers}
+        )
+        return informer
+
+    def get_informer(self, kind: ResourceKind) -> Informer:
+        """The informer of `kind`, created with its registered options (or none) on first use."""
+        informer = self._informers.get(kind)
+        if informer is None:
+            informer = self._create(kind, KindOptions())
+        return informer
+
+    def find_informer(self, kind: ResourceKind) -> Informer | None:
+        """The informer of `kind` if something registered or watched it; never creates one."""
+        return self._informers.get(kind)
+
+    def options(self, kind: ResourceKind) -> KindOptions | None:
+        return self._options.get(kind)
+
+    def _create(self, kind: ResourceKind, options: KindOptions) -> Informer:
+        informer = Informer(
+            self.api,
+            kind,
+            self.namespace if kind.namespaced else None,
+            label_selector=options.label_selector,
+            field_selector=options.field_selector,
+            indexers=options.indexers,
+            clock=self._clock,
+            inactivity_timeout=self._inactivity_timeout,
+        )
+        self._informers[kind] = informer
+        self._options[kind] = options
+        if self._task_group is not None:
+            self._task_group.start_soon(informer.run, name=f"informer {kind}")
         return informer
 
     @property

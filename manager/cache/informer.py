@@ -10,6 +10,7 @@ world as early ones.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import anyio
@@ -17,7 +18,7 @@ import anyio.abc
 import structlog
 
 from manager.cache.reflector import Reflector
-from manager.cache.store import Store, StoreDelta, object_key
+from manager.cache.store import IndexFunc, Store, StoreDelta, object_key
 from manager.client.rest import RestClient, WatchEvent
 from manager.clock import Clock
 from manager.kinds import ResourceKind
@@ -61,12 +62,13 @@ class Informer:
         *,
         label_selector: str | None = None,
         field_selector: str | None = None,
+        indexers: Mapping[str, IndexFunc] | None = None,
         clock: Clock | None = None,
         inactivity_timeout: float = 70.0,
     ) -> None:
         self.kind = kind
         self.namespace = namespace if kind.namespaced else None
-        self.store = Store()
+        self.store = Store(indexers)
         self._api = api
         self._handlers: list[EventHandler] = []
         self._synced = anyio.Event()

@@ -2,8 +2,8 @@
 
 Objects are kept exactly as given (the informer strips `managedFields` before they get here) and
 are shared, not copied, with readers: a deep copy per read costs ~100 µs for a Pod-sized object,
-more than everything else a cached read does. Readers must treat them as read-only;
-`manager.client.Client` hands out copies.
+more than everything else a cached read does. Readers must treat them as read-only
+(`manager.cache.CacheReader` says so to its callers).
 
 Built-in indexes: `namespace`, `owner_uid` (every ownerReference's uid) and `label` (`key=value`
 for every label, used to answer equality label selectors without a scan).
@@ -19,6 +19,7 @@ from typing import Any, Literal
 from manager.cache.selector import LabelSelector
 
 __all__ = [
+    "DEFAULT_INDEXERS",
     "LABEL_INDEX",
     "NAMESPACE_INDEX",
     "OWNER_UID_INDEX",
@@ -125,6 +126,10 @@ class Store:
         if selector is None:
             return list(objects)
         return [o for o in objects if selector.matches(o["metadata"].get("labels") or {})]
+
+    @property
+    def index_names(self) -> frozenset[str]:
+        return frozenset(self._indexers)
 
     def by_index(self, index_name: str, value: str) -> builtins.list[dict[str, Any]]:
         keys = self._indexes[index_name].get(value, ())

@@ -5,6 +5,7 @@ import pytest
 from anyio.abc import TaskStatus
 
 from manager.builder import ControllerBuilder
+from manager.cache import Cache, CacheReader
 from manager.controller import Controller, Request
 from manager.kinds import CONFIG_MAP, SECRET, ResourceKind
 from manager.manager import Manager
@@ -33,8 +34,12 @@ class FakeInformer:
 
 
 class FakeCache:
+    """Fake informers to drive events by hand; reads come from a real cache filled by hand."""
+
     def __init__(self) -> None:
         self.informers: dict[ResourceKind, FakeInformer] = {}
+        self.real = Cache(None)
+        self.reader = self.real.reader
 
     def get_informer(self, kind: ResourceKind) -> FakeInformer:
         return self.informers.setdefault(kind, FakeInformer())
@@ -94,7 +99,7 @@ def test_for_and_owns_enqueue_the_object_and_the_controller_owner(
 
 
 def test_watches_enqueues_what_the_mapper_returns(manager: Manager, cache: FakeCache) -> None:
-    def by_graph_label(o: dict[str, Any]) -> list[Request]:
+    def by_graph_label(o: dict[str, Any], reader: CacheReader) -> list[Request]:
         return [Request("ns", o["metadata"]["labels"]["graph"])]
 
     controller = (
@@ -103,6 +108,24 @@ def test_watches_enqueues_what_the_mapper_returns(manager: Manager, cache: FakeC
     cache.informers[SECRET].add(obj("s", graph="g7"))
 
     assert queued(controller) == [Request("ns", "g7")]
+
+
+def test_mappers_read_the_managers_cache(manager: Manager, cache: FakeCache) -> None:
+    cache.real.register(GRAPH).replace([obj("g1"), obj("g2"), {"metadata": {"name": "x"}}], "1")
+
+    def every_graph_in_the_namespace(o: dict[str, Any], reader: CacheReader) -> list[Request]:
+        namespace = o["metadata"]["namespace"]
+        return [Request(namespace, g["metadata"]["name"]) for g in reader.list(GRAPH, namespace)]
+
+    controller = (
+        ControllerBuilder(manager)
+        .for_(GRAPH)
+        .watches(SECRET, every_graph_in_the_namespace)
+        .complete(reconcile)
+    )
+    cache.informers[SECRET].add(obj("lease"))
+
+    assert queued(controller) == [Request("ns", "g1"), Request("ns", "g2")]
 
 
 def test_for_predicates_filter_only_the_for_watch(manager: Manager, cache: FakeCache) -> None:
