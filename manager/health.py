@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from manager.metrics.http import AppServer
+from manager.http_server import AppServer
 
 __all__ = ["DEFAULT_HEALTH_PORT", "Check", "HealthProbes"]
 

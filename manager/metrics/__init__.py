@@ -6,12 +6,10 @@ from manager.metrics.controller_runtime import (
     ReconcileOutcome,
 )
 from manager.metrics.exporter import DEFAULT_METRICS_PORT, metrics_server
-from manager.metrics.http import AppServer
 
 __all__ = [
     "DEFAULT_METRICS_PORT",
     "RECONCILE_RESULTS",
-    "AppServer",
     "ControllerMetrics",
     "ReconcileOutcome",
     "metrics_server",

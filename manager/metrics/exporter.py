@@ -11,7 +11,7 @@ from aiohttp import web
 from prometheus_client import REGISTRY, CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 
-from manager.metrics.http import AppServer
+from manager.http_server import AppServer
 
 __all__ = ["DEFAULT_METRICS_PORT", "metrics_server"]
 
