@@ -1,4 +1,5 @@
-"""Deterministic names of the objects the operator creates, and the Dynamo namespace.
+"""Deterministic names of the objects the operator creates, their pod selector, and the Dynamo
+namespace.
 
 Every name is a pure function of its parent's name, so the operator finds its children again after
 a restart without storing anything. The DNS checks let validation reject a graph whose children
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+
+from dynamo_operator.constants import Labels
 
 _DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS1123_SUBDOMAIN = re.compile(
@@ -31,6 +34,15 @@ def is_dns1123_subdomain(name: str) -> bool:
 def component_deployment_name(graph_name: str, service_name: str) -> str:
     """``<dgd>-<lowercase service>``: the DCD, and after it its Deployment and Service."""
     return f"{graph_name}-{service_name.lower()}"
+
+
+def component_pod_selector(component_name: str) -> dict[str, str]:
+    """Labels selecting exactly one component's pods: ``nvidia.com/selector: <dcd name>``.
+
+    Unique to the component, never its type, so two worker services of one graph never share a
+    Service; the workload, the Service and the DCD's ``status.podSelector`` all use it.
+    """
+    return {Labels.SELECTOR: component_name}
 
 
 def leader_worker_set_name(component_name: str, instance: int) -> str:

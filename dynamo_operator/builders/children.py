@@ -19,6 +19,7 @@ from dynamo_operator.builders.leader_worker_set import build_leader_worker_set, 
 from dynamo_operator.builders.merge import JsonDict
 from dynamo_operator.builders.service import build_service
 from dynamo_operator.builders.virtual_service import build_virtual_service
+from dynamo_operator.status.reasons import Reasons
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +57,7 @@ def build_workload(
     apis = context.settings.available_apis
     if "lws" not in apis:
         return MultinodeUnsupported(
-            reason="LeaderWorkerSetUnavailable",
+            reason=Reasons.LEADER_WORKER_SET_UNAVAILABLE,
             message=(
                 f"multinode component {component.name} needs the LeaderWorkerSet API "
                 "(leaderworkerset.x-k8s.io/v1), which this cluster does not serve"

@@ -14,10 +14,11 @@ from dynamo_operator.builders.component import Component
 from dynamo_operator.builders.merge import JsonDict
 from dynamo_operator.builders.metadata import object_metadata
 from dynamo_operator.constants import Annotations, Labels
+from dynamo_operator.naming import component_pod_selector
 
 
 def selector_labels(component: Component) -> dict[str, str]:
-    return {Labels.SELECTOR: component.name}
+    return component_pod_selector(component.name)
 
 
 def metrics_enabled(component: Component) -> bool:
@@ -30,7 +31,7 @@ def metrics_enabled(component: Component) -> bool:
 
 def system_labels(component: Component) -> dict[str, str]:
     labels = {
-        Labels.SELECTOR: component.name,
+        **selector_labels(component),
         Labels.COMPONENT: component.service_name,
         Labels.DYNAMO_NAMESPACE: component.dynamo_namespace,
         Labels.METRICS_ENABLED: "true" if metrics_enabled(component) else "false",

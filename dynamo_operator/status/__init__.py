@@ -1,0 +1,30 @@
+"""Pure status derivation: the complete ``status`` of a DCD or DGD from what the cache holds.
+
+Wire dicts in, wire dicts out (camelCase, as the API server stores them); the time is a parameter
+(``now``), never read. Conditions follow Kubernetes transition semantics (``conditions.py``), so
+deriving again from an unchanged world gives an equal status and the reconciler writes nothing.
+"""
+
+from dynamo_operator.status.component_deployment import Unsupported, derive_component_status
+from dynamo_operator.status.conditions import (
+    find_condition,
+    format_time,
+    is_condition_true,
+    set_condition,
+)
+from dynamo_operator.status.failure import StatusFailure
+from dynamo_operator.status.graph_deployment import derive_graph_status
+from dynamo_operator.status.reasons import ConditionTypes, Reasons
+
+__all__ = [
+    "ConditionTypes",
+    "Reasons",
+    "StatusFailure",
+    "Unsupported",
+    "derive_component_status",
+    "derive_graph_status",
+    "find_condition",
+    "format_time",
+    "is_condition_true",
+    "set_condition",
+]

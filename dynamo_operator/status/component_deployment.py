@@ -1,0 +1,107 @@
+"""The complete status of a DynamoComponentDeployment, derived from its workload and pods.
+
+``Available`` and ``DynamoComponentReady`` carry the same verdict (the workload readiness of
+``workloads.py``) with a reason and message that say why when the component is not ready;
+``service`` summarises the workload's replicas and ``podSelector`` names the label that selects
+exactly this component's pods. A multinode component on a cluster without the LeaderWorkerSet API
+is reported as such (``unsupported``) instead of waiting forever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+from dynamo_operator.api import ConditionStatus, ServiceComponentKind, nodes_per_replica
+from dynamo_operator.naming import component_pod_selector
+from dynamo_operator.status.conditions import JsonDict, set_condition
+from dynamo_operator.status.failure import StatusFailure
+from dynamo_operator.status.reasons import ConditionTypes
+from dynamo_operator.status.workloads import (
+    WorkloadReadiness,
+    deployment_readiness,
+    leader_worker_sets_readiness,
+)
+
+
+class Unsupported(Protocol):
+    """Why the workload could not be built (the builders' ``MultinodeUnsupported``)."""
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def message(self) -> str: ...
+
+
+def _of_kind(objects: Iterable[Mapping[str, Any]], kind: str) -> list[Mapping[str, Any]]:
+    return [obj for obj in objects if obj.get("kind") == kind]
+
+
+def _readiness(
+    dcd: Mapping[str, Any],
+    workloads: Sequence[Mapping[str, Any]],
+    pods: Sequence[Mapping[str, Any]],
+    unsupported: Unsupported | None,
+    failure: StatusFailure | None,
+) -> WorkloadReadiness:
+    name = str((dcd.get("metadata") or {}).get("name") or "")
+    spec = dcd.get("spec") or {}
+    replicas = spec.get("replicas")
+    desired = replicas if isinstance(replicas, int) else 1
+    multinode = nodes_per_replica(spec.get("multinode")) > 1
+    if multinode:
+        readiness = leader_worker_sets_readiness(
+            _of_kind(workloads, ServiceComponentKind.LEADER_WORKER_SET), name, desired, pods
+        )
+    else:
+        deployments = {
+            (obj.get("metadata") or {}).get("name"): obj
+            for obj in _of_kind(workloads, ServiceComponentKind.DEPLOYMENT)
+        }
+        readiness = deployment_readiness(deployments.get(name), name, desired, pods)
+    override = failure or unsupported
+    if override is None:
+        return readiness
+    return WorkloadReadiness(False, override.reason, override.message, readiness.summary)
+
+
+def derive_component_status(
+    dcd: Mapping[str, Any],
+    workloads: Sequence[Mapping[str, Any]],
+    now: datetime,
+    *,
+    pods: Sequence[Mapping[str, Any]] = (),
+    unsupported: Unsupported | None = None,
+    failure: StatusFailure | None = None,
+) -> JsonDict:
+    """The DCD's whole ``status`` (wire form).
+
+    ``dcd`` is the object as read (its current conditions give the transition times);
+    ``workloads`` its Deployment or LeaderWorkerSets (other kinds are ignored); ``pods`` the pods
+    its selector matches, to explain a component that is not ready; ``unsupported`` the builders'
+    verdict that the workload cannot exist here; ``failure`` a validation or reconcile failure.
+    """
+    metadata = dcd.get("metadata") or {}
+    generation = metadata.get("generation")
+    readiness = _readiness(dcd, workloads, pods, unsupported, failure)
+    status_value = ConditionStatus.TRUE if readiness.ready else ConditionStatus.FALSE
+    conditions = (dcd.get("status") or {}).get("conditions")
+    for condition_type in (ConditionTypes.AVAILABLE, ConditionTypes.COMPONENT_READY):
+        conditions = set_condition(
+            conditions,
+            type=condition_type,
+            status=status_value,
+            reason=readiness.reason,
+            message=readiness.message,
+            observed_generation=generation,
+            now=now,
+        )
+    status: JsonDict = {}
+    if isinstance(generation, int):
+        status["observedGeneration"] = generation
+    status["conditions"] = conditions
+    status["podSelector"] = component_pod_selector(str(metadata.get("name") or ""))
+    status["service"] = readiness.summary
+    return status
