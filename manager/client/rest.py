@@ -40,6 +40,7 @@ WatchEventType = Literal["ADDED", "MODIFIED", "DELETED", "BOOKMARK"]
 
 APPLY_CONTENT_TYPE = "application/apply-patch+yaml"  # JSON is valid YAML
 MERGE_PATCH_CONTENT_TYPE = "application/merge-patch+json"
+JSON_PATCH_CONTENT_TYPE = "application/json-patch+json"
 JSON_CONTENT_TYPE = "application/json"
 
 
@@ -242,6 +243,25 @@ class RestClient:
             params={"fieldManager": field_manager},
             body=orjson.dumps(patch),
             content_type=MERGE_PATCH_CONTENT_TYPE,
+        )
+
+    async def json_patch(
+        self,
+        kind: ResourceKind,
+        namespace: str | None,
+        name: str,
+        operations: list[dict[str, Any]],
+        *,
+        field_manager: str,
+    ) -> dict[str, Any]:
+        """RFC 6902 patch: the operations apply in order and all or none, so `test` operations
+        guard the others (a failed test fails the whole patch with 422 `Invalid`)."""
+        return await self._call(
+            "PATCH",
+            kind.object_path(namespace, name),
+            params={"fieldManager": field_manager},
+            body=orjson.dumps(operations),
+            content_type=JSON_PATCH_CONTENT_TYPE,
         )
 
     async def delete(
