@@ -9,6 +9,7 @@ other tests running against the same control plane.
 from __future__ import annotations
 
 import base64
+import functools
 import re
 import socket
 import subprocess
@@ -28,8 +29,14 @@ from kr8s.objects import APIObject, Secret, new_class
 from localcluster import wait_for
 
 import dynamo_operator.validation
+from manager.client.aiohttp_transport import AiohttpTransport
+from manager.client.rest import RestClient
 from webhooks.certificates.generation import LOCAL_IP_ADDRESSES
-from webhooks.certificates.operator_managed import SECRET_NAME, OperatorManagedCertificates
+from webhooks.certificates.operator_managed import (
+    FIELD_MANAGER,
+    SECRET_NAME,
+    OperatorManagedCertificates,
+)
 from webhooks.certificates.rotation import CertificatePolicy, ManagedCertificates
 from webhooks.manifests import UrlTarget, build_validating_webhook_configuration
 from webhooks.server import WebhookServer
@@ -198,23 +205,28 @@ def test_operator_managed_certificates_against_the_apiserver(
     port = free_port()
     # No caBundle: the operator-managed mode must inject it before the apiserver can call us.
     configuration = create_configuration(kr8s_api, namespace, port, ca_pem=None)
-    certificates = OperatorManagedCertificates(
-        namespace=namespace,
-        policy=CertificatePolicy(dns_names=("localhost",), ip_addresses=LOCAL_IP_ADDRESSES),
-        check_interval=timedelta(seconds=1),
-    )
-    server = WebhookServer(
-        certificates=certificates,
-        validator=dynamo_operator.validation,
-        host="127.0.0.1",
-        port=port,
-    )
     try:
         with anyio.from_thread.start_blocking_portal(backend="asyncio") as portal:
+            api = portal.call(functools.partial(kr8s.asyncio.api, kubeconfig=str(kubeconfig)))
+            rest = RestClient.for_api(api)
+            certificates = OperatorManagedCertificates(
+                namespace=namespace,
+                policy=CertificatePolicy(dns_names=("localhost",), ip_addresses=LOCAL_IP_ADDRESSES),
+                check_interval=timedelta(seconds=1),
+                api=api,
+            )
+            server = WebhookServer(
+                certificates=certificates,
+                validator=dynamo_operator.validation,
+                host="127.0.0.1",
+                port=port,
+            )
             future, _ = portal.start_task(server.run)
             try:
                 secret = Secret.get(SECRET_NAME, namespace=namespace, api=kr8s_api)
                 assert set(secret.raw["data"]) >= {"tls.crt", "tls.key", "ca.crt"}
+                managers = {entry["manager"] for entry in secret.raw["metadata"]["managedFields"]}
+                assert managers == {FIELD_MANAGER}
                 managed = ManagedCertificates.from_secret_data(secret.raw["data"])
                 assert managed is not None
 
@@ -229,18 +241,43 @@ def test_operator_managed_certificates_against_the_apiserver(
 
                 # A second pass keeps good certificates: the Secret is not rewritten.
                 version = secret.raw["metadata"]["resourceVersion"]
-                again = portal.call(ensure_again, certificates, kubeconfig)
+                again = portal.call(certificates.ensure, rest)
                 assert again == managed
                 secret.refresh()
                 assert secret.raw["metadata"]["resourceVersion"] == version
             finally:
                 future.cancel()
+                portal.call(rest.transport.aclose)
     finally:
         configuration.delete()
 
 
-async def ensure_again(
-    certificates: OperatorManagedCertificates, kubeconfig: Path
-) -> ManagedCertificates:
-    api = await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
-    return await certificates.ensure(api)
+async def ensure_concurrently(kubeconfig: Path, namespace: str) -> list[ManagedCertificates]:
+    """Two replicas' first passes at once, each with its own connection."""
+    policy = CertificatePolicy(dns_names=("localhost",), ip_addresses=LOCAL_IP_ADDRESSES)
+    results: list[ManagedCertificates] = []
+    apis = [await kr8s.asyncio.api(kubeconfig=str(kubeconfig)) for _ in range(2)]
+    rests = [RestClient(AiohttpTransport(api)) for api in apis]
+    try:
+
+        async def replica(rest: RestClient) -> None:
+            certificates = OperatorManagedCertificates(namespace=namespace, policy=policy)
+            results.append(await certificates.ensure(rest))
+
+        async with anyio.create_task_group() as task_group:
+            for rest in rests:
+                task_group.start_soon(replica, rest)
+    finally:
+        for rest in rests:
+            await rest.transport.aclose()
+    return results
+
+
+def test_replicas_racing_to_create_the_secret_converge_on_the_winner(
+    kr8s_api: kr8s.Api, namespace: str, kubeconfig: Path
+) -> None:
+    first, second = anyio.run(ensure_concurrently, kubeconfig, namespace)
+
+    assert first == second
+    stored = Secret.get(SECRET_NAME, namespace=namespace, api=kr8s_api)
+    assert ManagedCertificates.from_secret_data(stored.raw["data"]) == first

@@ -18,8 +18,15 @@ from typing import Any
 
 import yaml
 
+from manager.kinds import ResourceKind
 from webhooks.endpoints import ENDPOINTS, GROUP, VERSION, WebhookEndpoint
 
+VALIDATING_WEBHOOK_CONFIGURATION = ResourceKind(
+    "admissionregistration.k8s.io/v1",
+    "ValidatingWebhookConfiguration",
+    "validatingwebhookconfigurations",
+    namespaced=False,
+)
 OPERATOR_NAMESPACE_LABEL = "nvidia.com/dynamo-operator-namespace"
 DEFAULT_CONFIGURATION_NAME = "dynamo-operator-validating"
 DEFAULT_SERVICE_NAME = "dynamo-operator-webhook-service"
@@ -64,8 +71,8 @@ def build_validating_webhook_configuration(
         _webhook(endpoint, target, ca_bundle_pem, namespace_selector) for endpoint in endpoints
     ]
     return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingWebhookConfiguration",
+        "apiVersion": VALIDATING_WEBHOOK_CONFIGURATION.api_version,
+        "kind": VALIDATING_WEBHOOK_CONFIGURATION.kind,
         "metadata": {"name": name, "labels": {OPERATOR_NAMESPACE_LABEL: operator_namespace}},
         "webhooks": webhooks,
     }

@@ -1,8 +1,8 @@
 """The webhook server as a runnable: TLS listener, started only once a certificate is served.
 
-It satisfies the manager's runnable contract structurally (``run(task_status=...)``, runs until
-cancelled, ``needs_leader_election = False``: every replica serves admission requests) without
-importing the manager.
+The listener is the manager's `AppServer` (the runnable that also serves metrics and health
+probes), given the live SSLContext the certificate source rotates. ``needs_leader_election =
+False``: every replica serves admission requests.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Protocol
 import anyio
 import anyio.abc
 import structlog
-from aiohttp import web
 
+from manager.http_server import AppServer
 from webhooks.app import build_app
 from webhooks.certificates.tls import ReloadableServerTLS
 from webhooks.endpoints import DEFAULT_PORT
@@ -52,49 +52,38 @@ class WebhookServer:
         self._validator = validator
         self._host = host
         self._port = port
-        self._bound_port: int | None = None
+        self._server: AppServer | None = None
 
     @property
     def ready(self) -> bool:
         """True while the listener is up with a valid certificate (for the readiness probe)."""
-        return self._bound_port is not None
+        return self._server is not None and self._server.listening
 
     @property
     def port(self) -> int:
         """The port actually bound (differs from the requested one when that was 0)."""
-        if self._bound_port is None:
+        if self._server is None or not self._server.listening:
             raise RuntimeError("the webhook server is not listening")
-        return self._bound_port
+        return self._server.port
 
     async def run(
         self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
     ) -> None:
         tls = ReloadableServerTLS()
-        runner = web.AppRunner(
-            build_app(self._validator),
-            access_log=None,
-            handle_signals=False,
-            shutdown_timeout=SHUTDOWN_GRACE_SECONDS,
-        )
         try:
             async with anyio.create_task_group() as task_group:
                 # Blocks until a valid certificate is loaded: no request is accepted before that.
                 await task_group.start(self._certificates.run, tls)
-                await runner.setup()
-                site = web.TCPSite(runner, self._host, self._port, ssl_context=tls.context)
-                await site.start()
-                self._bound_port = _bound_port(runner, self._port)
-                _log.info("webhook server listening", host=self._host, port=self._bound_port)
+                self._server = AppServer(
+                    build_app(self._validator),
+                    host=self._host,
+                    port=self._port,
+                    ssl_context=tls.context,
+                    shutdown_timeout=SHUTDOWN_GRACE_SECONDS,
+                )
+                await task_group.start(self._server.run)
+                _log.info("webhook server listening", host=self._host, port=self._server.port)
                 task_status.started()
         finally:
-            self._bound_port = None
-            with anyio.CancelScope(shield=True):
-                await runner.cleanup()
+            self._server = None
             tls.close()
-
-
-def _bound_port(runner: web.AppRunner, requested: int) -> int:
-    for address in runner.addresses:
-        if isinstance(address, tuple) and len(address) >= 2:
-            return int(address[1])
-    return requested

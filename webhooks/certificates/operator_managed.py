@@ -1,44 +1,52 @@
 """Operator-managed certificates: a Secret the operator keeps valid, and the CA injected for it.
 
 Every replica runs this (webhooks are served by all replicas, not only the leader). Writes use the
-Secret's resourceVersion, so when two replicas rotate at once one wins with 409 for the other,
-which re-reads and serves what won: all replicas converge on the Secret's content. The caBundle of
-every ValidatingWebhookConfiguration labelled with our namespace is patched when it differs,
-which also repairs a bundle reset by a Helm upgrade.
+Secret's resourceVersion, so when two replicas rotate at once one wins and the other gets
+`Conflict` (or `AlreadyExists` when both create), re-reads and serves what won: all replicas
+converge on the Secret's content. The caBundle of every ValidatingWebhookConfiguration labelled
+with our namespace is patched when it differs, which also repairs a bundle reset by a Helm upgrade.
 
-Talks to Kubernetes through kr8s directly (the webhooks package never imports the manager).
+Talks to Kubernetes through the manager's generic core, so the process has one HTTP stack to the
+API server: the `RestClient` shared per kr8s `Api`, its typed errors, and the informers' jittered
+`Backoff` between failed passes.
 """
 
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import anyio
 import anyio.abc
-import httpx
 import kr8s.asyncio
 import structlog
-from kr8s import APITimeoutError, ServerError
 
+from manager.cache.backoff import Backoff
+from manager.client.errors import AlreadyExists, Conflict, KubeError, NotFound
+from manager.client.rest import RestClient
+from manager.clock import RealClock
+from manager.kinds import SECRET
 from webhooks.certificates.rotation import CertificatePolicy, ManagedCertificates, plan_certificates
 from webhooks.certificates.tls import ReloadableServerTLS
-from webhooks.manifests import OPERATOR_NAMESPACE_LABEL
+from webhooks.manifests import OPERATOR_NAMESPACE_LABEL, VALIDATING_WEBHOOK_CONFIGURATION
 
 _log = structlog.get_logger("webhooks.certificates")
 
 SECRET_NAME = "webhook-server-cert"
+FIELD_MANAGER = "dynamo-operator-webhook-certificates"
 DEFAULT_CHECK_INTERVAL = timedelta(minutes=10)
-_RETRY_INITIAL, _RETRY_MAX = 0.5, 30.0
-_WEBHOOK_CONFIGURATIONS = "validatingwebhookconfigurations"
-_ADMISSION_API = "admissionregistration.k8s.io/v1"
+WRITE_ATTEMPTS = 5  # races lost in a row before a pass gives up (and is retried after a backoff)
 
 
 class OperatorManagedCertificates:
-    """Keeps ``<namespace>/webhook-server-cert`` valid, injects its CA, serves its pair."""
+    """Keeps ``<namespace>/webhook-server-cert`` valid, injects its CA, serves its pair.
+
+    ``api`` is a kr8s ``Api`` (or a ``RestClient``); None means kr8s's default configuration.
+    ``clock`` is the wall clock certificates are checked against; ``backoff`` spaces out the
+    passes that fail (the API server is unreachable, RBAC says no...).
+    """
 
     def __init__(
         self,
@@ -47,15 +55,19 @@ class OperatorManagedCertificates:
         policy: CertificatePolicy,
         secret_name: str = SECRET_NAME,
         check_interval: timedelta = DEFAULT_CHECK_INTERVAL,
-        api: kr8s.asyncio.Api | None = None,
+        api: Any = None,
+        field_manager: str = FIELD_MANAGER,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        backoff: Backoff | None = None,
     ) -> None:
         self.namespace = namespace
         self.policy = policy
         self.secret_name = secret_name
         self._check_interval = check_interval
         self._api = api
+        self._field_manager = field_manager
         self._clock = clock
+        self._backoff = backoff or Backoff(RealClock())
 
     async def run(
         self,
@@ -63,112 +75,100 @@ class OperatorManagedCertificates:
         *,
         task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
-        api = self._api or await kr8s.asyncio.api()
+        """Load good certificates into ``tls`` (reported started after the first), then keep
+        them good: re-check when renewal is due, at least every ``check_interval``."""
+        api = self._api if self._api is not None else await kr8s.asyncio.api()
+        rest = RestClient.for_api(api)
         started = False
-        retry_delay = _RETRY_INITIAL
         while True:
             try:
-                current = await self.ensure(api)
-                if tls.load(current.serving.cert_pem, current.serving.key_pem):
-                    _log.info(
-                        "serving certificate loaded", not_after=str(current.serving.not_after)
-                    )
-            except (ServerError, APITimeoutError, httpx.TransportError, OSError) as error:
+                current = await self.ensure(rest)
+            except KubeError as error:
                 _log.error("certificate reconciliation failed", error=str(error))
-                await anyio.sleep(retry_delay)
-                retry_delay = min(retry_delay * 2, _RETRY_MAX)
+                await self._backoff.wait()
                 continue
-            retry_delay = _RETRY_INITIAL
+            if tls.load(current.serving.cert_pem, current.serving.key_pem):
+                _log.info("serving certificate loaded", not_after=str(current.serving.not_after))
             if not started:
                 task_status.started()
                 started = True
             await anyio.sleep(self._seconds_until_next_check(current))
 
-    async def ensure(self, api: kr8s.asyncio.Api) -> ManagedCertificates:
+    async def ensure(self, rest: RestClient) -> ManagedCertificates:
         """One pass: make the Secret hold good certificates, inject the CA; return the content."""
-        current = await self._ensure_secret(api)
-        await self._inject_ca_bundle(api, current.ca_bundle_pem or current.ca.cert_pem)
+        current = await self._ensure_secret(rest)
+        await self._inject_ca_bundle(rest, current.ca_bundle_pem or current.ca.cert_pem)
         return current
 
     def _seconds_until_next_check(self, current: ManagedCertificates) -> float:
         until_due = (current.renewal_due(self.policy) - self._clock()).total_seconds()
         return max(1.0, min(self._check_interval.total_seconds(), until_due))
 
-    async def _ensure_secret(self, api: kr8s.asyncio.Api) -> ManagedCertificates:
-        for _attempt in range(5):
-            secret = await self._read_secret(api)
-            data = secret.get("data") if secret else None
-            existing = ManagedCertificates.from_secret_data(data)
+    async def _ensure_secret(self, rest: RestClient) -> ManagedCertificates:
+        for attempt in range(1, WRITE_ATTEMPTS + 1):
+            secret = await self._read_secret(rest)
+            existing = ManagedCertificates.from_secret_data(secret.get("data") if secret else None)
             planned = plan_certificates(existing, self.policy, self._clock())
             if planned is existing:
                 return planned
             try:
-                await self._write_secret(api, secret, planned)
-            except ServerError as error:
-                if _status_code(error) == 409:
-                    continue  # another replica wrote first: serve what it wrote
-                raise
+                await self._write_secret(rest, secret, planned)
+            except (Conflict, AlreadyExists):
+                if attempt == WRITE_ATTEMPTS:
+                    raise
+                continue  # another replica wrote first: serve what it wrote
             _log.info(
                 "webhook certificates written", secret=self.secret_name, namespace=self.namespace
             )
             return planned
-        raise ServerError(f"Secret {self.namespace}/{self.secret_name} kept changing under us")
+        raise AssertionError("unreachable")
 
-    async def _read_secret(self, api: kr8s.asyncio.Api) -> dict[str, Any] | None:
+    async def _read_secret(self, rest: RestClient) -> dict[str, Any] | None:
         try:
-            async with api.call_api(
-                "GET", version="v1", namespace=self.namespace, url=f"secrets/{self.secret_name}"
-            ) as response:
-                secret: dict[str, Any] = response.json()
-                return secret
-        except ServerError as error:
-            if _status_code(error) == 404:
-                return None
-            raise
+            return await rest.get(SECRET, self.namespace, self.secret_name)
+        except NotFound:
+            return None
 
     async def _write_secret(
-        self, api: kr8s.asyncio.Api, existing: dict[str, Any] | None, planned: ManagedCertificates
+        self, rest: RestClient, existing: dict[str, Any] | None, planned: ManagedCertificates
     ) -> None:
-        body: dict[str, Any] = {
-            "apiVersion": "v1",
-            "kind": "Secret",
-            "metadata": {"name": self.secret_name, "namespace": self.namespace},
-            "type": "kubernetes.io/tls",
-            "data": planned.to_secret_data(),
-        }
+        data = planned.to_secret_data()
         if existing is None:
-            method, url = "POST", "secrets"
+            body = {
+                "apiVersion": "v1",
+                "kind": "Secret",
+                "metadata": {"name": self.secret_name, "namespace": self.namespace},
+                "type": "kubernetes.io/tls",
+                "data": data,
+            }
+            await rest.create(SECRET, body, field_manager=self._field_manager)
         else:
-            metadata = existing.get("metadata", {})
-            body["metadata"] = {**metadata, "resourceVersion": metadata.get("resourceVersion")}
-            body["type"] = existing.get("type", "kubernetes.io/tls")
-            method, url = "PUT", f"secrets/{self.secret_name}"
-        async with api.call_api(method, version="v1", namespace=self.namespace, url=url, json=body):
-            pass
+            # Guarded by the resourceVersion we read: a concurrent write makes this a Conflict.
+            body = {**existing, "data": data}
+            await rest.replace(SECRET, body, field_manager=self._field_manager)
 
-    async def _inject_ca_bundle(self, api: kr8s.asyncio.Api, ca_bundle_pem: bytes) -> None:
+    async def _inject_ca_bundle(self, rest: RestClient, ca_bundle_pem: bytes) -> None:
         encoded = base64.b64encode(ca_bundle_pem).decode()
-        selector = f"{OPERATOR_NAMESPACE_LABEL}={self.namespace}"
-        async with api.call_api(
-            "GET",
-            version=_ADMISSION_API,
-            url=_WEBHOOK_CONFIGURATIONS,
-            params={"labelSelector": selector},
-        ) as response:
-            configurations = response.json().get("items", [])
+        configurations, _ = await rest.list_all(
+            VALIDATING_WEBHOOK_CONFIGURATION,
+            None,
+            label_selector=f"{OPERATOR_NAMESPACE_LABEL}={self.namespace}",
+        )
         for configuration in configurations:
-            patch = _ca_bundle_patch(configuration, encoded)
-            if not patch:
+            operations = _ca_bundle_patch(configuration, encoded)
+            if not operations:
                 continue
             name = configuration["metadata"]["name"]
-            async with api.call_api(
-                "PATCH",
-                version=_ADMISSION_API,
-                url=f"{_WEBHOOK_CONFIGURATIONS}/{name}",
-                content=json.dumps(patch).encode(),
-                headers={"Content-Type": "application/json-patch+json"},
-            ):
-                pass
+            try:
+                await rest.json_patch(
+                    VALIDATING_WEBHOOK_CONFIGURATION,
+                    None,
+                    name,
+                    operations,
+                    field_manager=self._field_manager,
+                )
+            except NotFound:
+                continue  # deleted since the list: nothing to inject into
             _log.info("CA bundle injected", configuration=name)
 
 
@@ -186,8 +186,3 @@ def _ca_bundle_patch(configuration: dict[str, Any], encoded: str) -> list[dict[s
             {"op": "add", "path": f"/webhooks/{index}/clientConfig/caBundle", "value": encoded}
         )
     return operations
-
-
-def _status_code(error: ServerError) -> int | None:
-    response = getattr(error, "response", None)
-    return getattr(response, "status_code", None)
