@@ -21,6 +21,11 @@ class Labels:
     METRICS_ENABLED: Final = "nvidia.com/metrics-enabled"
     ROLE: Final = "role"
     INSTANCE_ID: Final = "instance-id"
+    MANAGED_BY: Final = "nvidia.com/managed-by"
+
+
+MANAGED_BY_OPERATOR: Final = "dynamo-operator"
+"""Value of ``Labels.MANAGED_BY`` on objects the operator shares between graphs of a namespace."""
 
 
 class Annotations:

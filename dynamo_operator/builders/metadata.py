@@ -40,13 +40,21 @@ def controller_reference(kind: str, name: str, uid: str | None) -> JsonDict:
 
 
 def object_metadata(
-    owner: Owner, name: str, labels: Mapping[str, str], annotations: Mapping[str, str]
+    owner: Owner,
+    name: str,
+    labels: Mapping[str, str],
+    annotations: Mapping[str, str],
+    *,
+    owned: bool = True,
 ) -> JsonDict:
-    """Metadata of a child of ``owner``: in its namespace, controlled by it, sorted maps."""
-    return {
+    """Metadata of a child of ``owner``: in its namespace, sorted maps, and controlled by it
+    unless ``owned`` is False (an object that must outlive its owner, such as a created PVC)."""
+    metadata: JsonDict = {
         "name": name,
         "namespace": owner.namespace,
         "labels": dict(sorted(labels.items())),
         "annotations": dict(sorted(annotations.items())),
-        "ownerReferences": [owner.owner_reference()],
     }
+    if owned:
+        metadata["ownerReferences"] = [owner.owner_reference()]
+    return metadata

@@ -1,7 +1,9 @@
 """PersistentVolumeClaims a graph asks the operator to create (``pvcs[]`` with ``create: true``).
 
-Claims without ``create`` must already exist; the operator only mounts them. Created claims are
-owned by the graph and garbage-collected with it.
+Claims without ``create`` must already exist; the operator only mounts them. Created claims hold
+data (model weights, compilation caches), so no graph owns them: deleting the graph keeps them,
+and a user removes them with ``kubectl delete pvc -l nvidia.com/dynamo-graph-deployment-name=<graph>``.
+The operator creates a missing claim and never updates or resizes an existing one.
 """
 
 from __future__ import annotations
@@ -28,7 +30,11 @@ def build_persistent_volume_claims(
                 "apiVersion": "v1",
                 "kind": "PersistentVolumeClaim",
                 "metadata": object_metadata(
-                    graph, pvc["name"], {Labels.GRAPH_DEPLOYMENT_NAME: graph.name}, {}
+                    graph,
+                    pvc["name"],
+                    {Labels.GRAPH_DEPLOYMENT_NAME: graph.name},
+                    {},
+                    owned=False,
                 ),
                 "spec": {
                     "accessModes": [pvc["volumeAccessMode"]],

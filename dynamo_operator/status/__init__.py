@@ -7,6 +7,7 @@ deriving again from an unchanged world gives an equal status and the reconciler 
 
 from dynamo_operator.status.component_deployment import Unsupported, derive_component_status
 from dynamo_operator.status.conditions import (
+    changed_condition,
     find_condition,
     format_time,
     is_condition_true,
@@ -20,6 +21,7 @@ __all__ = [
     "ConditionTypes",
     "Reasons",
     "StatusFailure",
+    "changed_condition",
     "Unsupported",
     "derive_component_status",
     "derive_graph_status",

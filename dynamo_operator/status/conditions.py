@@ -71,3 +71,20 @@ def set_condition(
     condition["message"] = message
     others = [dict(existing) for existing in conditions or () if existing.get("type") != type]
     return sorted([*others, condition], key=lambda entry: str(entry.get("type")))
+
+
+def changed_condition(
+    old_status: Mapping[str, Any] | None, new_status: Mapping[str, Any], condition_type: str
+) -> Mapping[str, Any] | None:
+    """The new condition of `condition_type` when its status or reason differs from the old
+    one (a transition worth an Event), else None. A condition that first appears is a change."""
+    new = find_condition(new_status.get("conditions"), condition_type)
+    if new is None:
+        return None
+    old = find_condition((old_status or {}).get("conditions"), condition_type)
+    if old is not None and (old.get("status"), old.get("reason")) == (
+        new.get("status"),
+        new.get("reason"),
+    ):
+        return None
+    return new

@@ -95,16 +95,21 @@ def test_objects_without_namespace_go_to_the_default_namespace() -> None:
     assert {obj["metadata"]["namespace"] for obj in result.objects} == {"elsewhere"}
 
 
-def test_every_child_names_its_parent_as_controller() -> None:
+def test_every_child_but_created_claims_names_its_parent_as_controller() -> None:
     result = render_objects(load_documents("worker-vllm-volumes"), OperatorSettings())
     assert len(result.objects) == 4
     for obj in result.objects:
+        if obj["kind"] == "PersistentVolumeClaim":
+            # Claims hold data: deleting the graph must keep them, so nothing owns them.
+            assert "ownerReferences" not in obj["metadata"]
+            assert obj["metadata"]["labels"]["nvidia.com/dynamo-graph-deployment-name"]
+            continue
         (owner,) = obj["metadata"]["ownerReferences"]
         assert owner["controller"] is True
         assert owner["blockOwnerDeletion"] is True
         expected_kind = (
             "DynamoGraphDeployment"
-            if obj["kind"] in ("DynamoComponentDeployment", "PersistentVolumeClaim")
+            if obj["kind"] == "DynamoComponentDeployment"
             else "DynamoComponentDeployment"
         )
         assert owner["kind"] == expected_kind

@@ -6,6 +6,7 @@ from typing import Any
 
 from dynamo_operator.api import ConditionStatus
 from dynamo_operator.status import (
+    changed_condition,
     find_condition,
     format_time,
     is_condition_true,
@@ -95,3 +96,16 @@ def test_readers() -> None:
     assert is_condition_true(conditions, "Ready")
     assert not is_condition_true(ready(None, ConditionStatus.UNKNOWN), "Ready")
     assert not is_condition_true([], "Ready")
+
+
+def test_changed_condition_reports_status_or_reason_flips_only() -> None:
+    def status(value: str, reason: str, message: str = "m") -> dict[str, object]:
+        return {
+            "conditions": [{"type": "Ready", "status": value, "reason": reason, "message": message}]
+        }
+
+    assert changed_condition(None, status("False", "r"), "Ready") is not None
+    assert changed_condition(status("False", "r"), status("False", "r", "other"), "Ready") is None
+    assert changed_condition(status("False", "r"), status("True", "r"), "Ready") is not None
+    assert changed_condition(status("False", "r"), status("False", "s"), "Ready") is not None
+    assert changed_condition(status("False", "r"), {"conditions": []}, "Ready") is None
