@@ -31,6 +31,7 @@ from prometheus_client import REGISTRY
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from e2e.sample_controller import (
+    IDENTITY,
     add_sample_controller,
     mutating_requests,
     sample_secret,
@@ -105,7 +106,7 @@ async def run(api: Any, objects: int, workers: int) -> dict[str, float]:
     cache = Cache(api, namespace=namespace)
     manager = Manager(cache=cache, health_port=None, metrics_port=None)
     controller = add_sample_controller(
-        manager, Client(api, cache), max_concurrent_reconciles=workers
+        manager, Client(api, IDENTITY), max_concurrent_reconciles=workers
     )
     results: dict[str, float] = {"objects": objects, "workers": workers}
     async with anyio.create_task_group() as tg:

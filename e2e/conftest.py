@@ -14,6 +14,8 @@ Fixtures (the cross-team contract):
 - ``namespace`` (function): a fresh namespace, deleted after the test.
 - ``kr8s_api`` (session): a synchronous kr8s client for that cluster.
 - ``api`` (function): an asyncio kr8s client, its transport closed after the test.
+- ``installed_crds`` (session): the CRDs of ``deploy/crds`` installed and Established (kr8s
+  objects); installing is idempotent, so several suites of one session share them.
 
 A webhook server for the local apiserver can use a certificate from the cluster's own CA:
 ``control_plane.local.pki.issue_serving_cert(dir, name)`` (and ``pki.ca.cert`` as caBundle).
@@ -37,18 +39,26 @@ import kr8s
 import kr8s.asyncio
 import pytest
 import yaml
-from kr8s.objects import Namespace
+from kr8s.objects import Namespace, new_class
 
 _HACK = Path(__file__).resolve().parent.parent / "hack"
 if str(_HACK) not in sys.path:
     sys.path.insert(0, str(_HACK))
 
-from localcluster import ControlPlane, LocalCluster, ensure_binaries  # noqa: E402
+from localcluster import ControlPlane, LocalCluster, ensure_binaries, wait_for  # noqa: E402
 
 from manager.client import RestClient  # noqa: E402
 
 EXTERNAL_KUBECONFIG_ENV = "DYNAMO_E2E_KUBECONFIG"
 _WORKDIR_PREFIX = "dynamo-e2e-control-plane-"
+CRD_DIR = Path(__file__).resolve().parent.parent / "deploy" / "crds"
+
+CustomResourceDefinition = new_class(
+    "CustomResourceDefinition",
+    version="apiextensions.k8s.io/v1",
+    namespaced=False,
+    asyncio=False,
+)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -99,6 +109,35 @@ async def api(kubeconfig: Path) -> AsyncIterator[Any]:
     api = await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
     yield api
     await RestClient.for_api(api).transport.aclose()
+
+
+@pytest.fixture(scope="session")
+def installed_crds(kr8s_api: kr8s.Api) -> list[Any]:
+    installed = []
+    for manifest in _committed_crds():
+        crd = CustomResourceDefinition(manifest, api=kr8s_api)
+        if not crd.exists():  # another suite of this session may have installed the same files
+            crd.create()
+        wait_for(
+            f"CRD {manifest['metadata']['name']} Established", lambda c=crd: _is_established(c)
+        )
+        installed.append(crd)
+    return installed
+
+
+def _committed_crds() -> list[dict[str, Any]]:
+    return [
+        doc
+        for path in sorted(CRD_DIR.glob("*.yaml"))
+        for doc in yaml.safe_load_all(path.read_text())
+        if doc
+    ]
+
+
+def _is_established(crd: Any) -> bool:
+    crd.refresh()
+    conditions = (crd.raw.get("status") or {}).get("conditions") or []
+    return any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
 
 
 @pytest.fixture

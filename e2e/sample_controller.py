@@ -16,8 +16,10 @@ import anyio
 from prometheus_client import REGISTRY
 
 from manager.builder import ControllerBuilder
-from manager.client import Client, NotFound, RestClient
+from manager.cache import CacheReader
+from manager.client import Client, RestClient
 from manager.controller import Controller, Request, Result
+from manager.identity import Identity
 from manager.kinds import CONFIG_MAP, SECRET
 from manager.manager import Manager
 from manager.predicate import new_predicate_funcs
@@ -25,6 +27,7 @@ from manager.predicate import new_predicate_funcs
 LABEL = "sample"
 LABEL_VALUE = "mirror"
 SUFFIX = "-keys"
+IDENTITY = Identity.for_product("sample-controller", domain="example.com", version="0")
 
 
 def build_key_list(secret: dict[str, Any]) -> dict[str, Any]:
@@ -54,21 +57,16 @@ def build_key_list(secret: dict[str, Any]) -> dict[str, Any]:
 
 
 class SecretKeysReconciler:
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, reader: CacheReader) -> None:
         self.client = client
+        self.reader = reader
 
     async def reconcile(self, request: Request) -> Result:
-        try:
-            secret = await self.client.get(SECRET, request.namespace, request.name)
-        except NotFound:
+        secret = self.reader.get(SECRET, request.namespace, request.name)
+        if secret is None or secret["metadata"].get("deletionTimestamp"):
             return Result()  # deleted: garbage collection removes the ConfigMap
-        if secret["metadata"].get("deletionTimestamp"):
-            return Result()
         desired = build_key_list(secret)
-        try:
-            live = await self.client.get(CONFIG_MAP, request.namespace, desired["metadata"]["name"])
-        except NotFound:
-            live = None
+        live = self.reader.get(CONFIG_MAP, request.namespace, desired["metadata"]["name"])
         await self.client.apply_if_changed(desired, live)
         return Result()
 
@@ -80,6 +78,8 @@ def is_sample_object(obj: dict[str, Any]) -> bool:
 def add_sample_controller(
     manager: Manager, client: Client, *, max_concurrent_reconciles: int = 4
 ) -> Controller:
+    if manager.cache is None:
+        raise ValueError("the sample controller reads from the manager's cache")
     return (
         ControllerBuilder(manager)
         .named("secret-keys")
@@ -87,7 +87,7 @@ def add_sample_controller(
         .owns(CONFIG_MAP)
         .with_event_filter(new_predicate_funcs(is_sample_object))
         .with_options(max_concurrent_reconciles=max_concurrent_reconciles)
-        .complete(SecretKeysReconciler(client))
+        .complete(SecretKeysReconciler(client, manager.cache.reader))
     )
 
 

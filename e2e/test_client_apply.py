@@ -1,10 +1,13 @@
-"""The client against a real kube-apiserver: cached reads, server-side apply that writes only when
-something changed, and the error hierarchy for the statuses the server really sends."""
+"""The client against a real kube-apiserver: server-side apply that writes only when something
+changed, status writes that compare the whole status and remove what the operator stopped
+reporting, and the error hierarchy for the statuses the server really sends."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -12,19 +15,81 @@ import pytest
 from prometheus_client import REGISTRY
 
 from manager.cache import Cache
-from manager.client import AlreadyExists, Client, Conflict, Invalid, NotFound
+from manager.client import (
+    AlreadyExists,
+    Client,
+    Conflict,
+    Invalid,
+    NotFound,
+    RestClient,
+    find_status_difference,
+)
+from manager.client.aiohttp_transport import AiohttpTransport
+from manager.client.transport import HttpResponse, StreamResponse, Transport
+from manager.discovery import Discovery, KindRegistry
+from manager.identity import Identity
 from manager.kinds import CONFIG_MAP, DEPLOYMENT, ResourceKind
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
+IDENTITY = Identity.for_product("e2e-operator", domain="example.com", version="0")
+GRAPH_API_VERSION = "nvidia.com/v1alpha1"
+
+
+@dataclass
+class CountingTransport:
+    """Every request the client sends, recorded on its way to the real API server."""
+
+    inner: Transport
+    requests: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def server(self) -> str:
+        return self.inner.server
+
+    async def request(self, method: str, path: str, **options: Any) -> HttpResponse:
+        self.requests.append((method, path))
+        return await self.inner.request(method, path, **options)
+
+    def stream(
+        self, path: str, **options: Any
+    ) -> contextlib.AbstractAsyncContextManager[StreamResponse]:
+        self.requests.append(("WATCH", path))
+        return self.inner.stream(path, **options)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
 
 @pytest.fixture
-async def client(api: Any, namespace: str) -> AsyncIterator[Client]:
+async def counted(api: Any) -> AsyncIterator[CountingTransport]:
+    transport = CountingTransport(AiohttpTransport(api, user_agent=IDENTITY.user_agent))
+    yield transport
+    await transport.aclose()
+
+
+@pytest.fixture
+async def cache(api: Any, namespace: str) -> AsyncIterator[Cache]:
+    """The namespace's cache, running; informers start on first use."""
     cache = Cache(api, namespace=namespace)
     async with anyio.create_task_group() as tg:
         await tg.start(cache.run)
-        yield Client(api, cache)
+        yield cache
         tg.cancel_scope.cancel()
+
+
+@pytest.fixture
+async def graph_kind(api: Any, installed_crds: list[Any]) -> ResourceKind:
+    discovery = Discovery(RestClient.for_api(api))
+    return await discovery.resolve(GRAPH_API_VERSION, "DynamoGraphDeployment")
+
+
+@pytest.fixture
+def client(counted: CountingTransport, graph_kind: ResourceKind) -> Client:
+    """Writes through the counting transport; kinds resolved up front, as at start-up."""
+    kinds = KindRegistry()
+    kinds.add(graph_kind)
+    return Client(RestClient(counted), IDENTITY, kinds=kinds)
 
 
 def writes() -> float:
@@ -64,45 +129,46 @@ def deployment(namespace: str, replicas: int = 2, cpu: str = "500m") -> dict[str
     }
 
 
-async def cached(client: Client, kind: ResourceKind, namespace: str, name: str) -> dict[str, Any]:
+async def cached(cache: Cache, kind: ResourceKind, namespace: str, name: str) -> dict[str, Any]:
     """The object as the cache holds it, once the watch has delivered our latest write (or a
     later one: the deployment controller keeps writing status). Comparing resourceVersions as
     numbers is fine on a test cluster, where they are etcd revisions."""
-    live = await client.rest.get(kind, namespace, name)
+    live = await RestClient.for_api(cache.api).get(kind, namespace, name)
+    informer = cache.get_informer(kind)
     with anyio.fail_after(30):
+        await informer.wait_for_sync()
         while True:
-            try:
-                obj = await client.get(kind, namespace, name)
-                if int(obj["metadata"]["resourceVersion"]) >= int(
-                    live["metadata"]["resourceVersion"]
-                ):
-                    return obj
-            except NotFound:
-                pass
+            obj = cache.reader.get(kind, namespace, name)
+            if obj is not None and int(obj["metadata"]["resourceVersion"]) >= int(
+                live["metadata"]["resourceVersion"]
+            ):
+                return obj
             await anyio.sleep(0.1)
 
 
 async def test_apply_if_changed_writes_once_then_nothing_until_the_intent_changes(
-    client: Client, namespace: str
+    client: Client, cache: Cache, namespace: str
 ) -> None:
     kind = DEPLOYMENT
     desired = deployment(namespace)
 
     assert await client.apply_if_changed(desired, None) is True
+    annotations = (await cached(cache, kind, namespace, "web"))["metadata"]["annotations"]
+    assert IDENTITY.applied_digest_annotation in annotations  # the product's domain, not ours
     before = writes()
     for _ in range(3):
-        live = await cached(client, kind, namespace, "web")
+        live = await cached(cache, kind, namespace, "web")
         assert await client.apply_if_changed(copy.deepcopy(desired), live) is False
     assert writes() == before  # server defaults and quantity spellings do not cause writes
 
-    live = await cached(client, kind, namespace, "web")
+    live = await cached(cache, kind, namespace, "web")
     assert await client.apply_if_changed(deployment(namespace, replicas=3), live) is True
     assert writes() == before + 1
-    assert (await cached(client, kind, namespace, "web"))["spec"]["replicas"] == 3
+    assert (await cached(cache, kind, namespace, "web"))["spec"]["replicas"] == 3
 
 
 async def test_apply_if_changed_removes_a_field_the_controller_stopped_setting(
-    client: Client, namespace: str
+    client: Client, cache: Cache, namespace: str
 ) -> None:
     kind = DEPLOYMENT
     with_limit = deployment(namespace)
@@ -111,17 +177,19 @@ async def test_apply_if_changed_removes_a_field_the_controller_stopped_setting(
     with_limit["metadata"]["labels"] = {"app": "web", "tier": "front"}
     assert await client.apply_if_changed(with_limit, None) is True
 
-    live = await cached(client, kind, namespace, "web")
+    live = await cached(cache, kind, namespace, "web")
     assert await client.apply_if_changed(deployment(namespace), live) is True
 
-    live = await cached(client, kind, namespace, "web")
+    live = await cached(cache, kind, namespace, "web")
     resources = live["spec"]["template"]["spec"]["containers"][0]["resources"]
     assert "limits" not in resources
     assert "tier" not in live["metadata"]["labels"]
     assert await client.apply_if_changed(deployment(namespace), live) is False
 
 
-async def test_apply_keeps_fields_owned_by_other_managers(client: Client, namespace: str) -> None:
+async def test_apply_keeps_fields_owned_by_other_managers(
+    client: Client, cache: Cache, namespace: str
+) -> None:
     await client.apply(
         {**config_map(namespace, "shared"), "data": {"ours": "1"}}, field_manager="first"
     )
@@ -129,7 +197,7 @@ async def test_apply_keeps_fields_owned_by_other_managers(client: Client, namesp
         {**config_map(namespace, "shared"), "data": {"theirs": "2"}}, field_manager="second"
     )
 
-    live = await cached(client, CONFIG_MAP, namespace, "shared")
+    live = await cached(cache, CONFIG_MAP, namespace, "shared")
     assert live["data"] == {"ours": "1", "theirs": "2"}
 
 
@@ -159,19 +227,153 @@ async def test_the_server_statuses_map_to_the_error_hierarchy(
     assert "metadata.name" in str(invalid.value)
 
 
-async def test_cached_reads_list_by_label_and_deletes_are_idempotent(
-    client: Client, namespace: str
-) -> None:
-    for name, tier in [("a", "front"), ("b", "back"), ("c", "front")]:
-        body = config_map(namespace, name)
-        body["metadata"]["labels"] = {"tier": tier}
-        await client.create(body)
-    await cached(client, CONFIG_MAP, namespace, "c")
-
-    front = await client.list(CONFIG_MAP, namespace, label_selector="tier=front")
-    assert sorted(o["metadata"]["name"] for o in front) == ["a", "c"]
-    front[0]["data"] = {"mutated": "by the reader"}  # reads are copies: the cache is untouched
-    assert "data" not in (await client.get(CONFIG_MAP, namespace, front[0]["metadata"]["name"]))
+async def test_deletes_are_idempotent(client: Client, namespace: str) -> None:
+    await client.create(config_map(namespace, "a"))
 
     assert await client.delete(CONFIG_MAP, namespace, "a") is True
     assert await client.delete(CONFIG_MAP, namespace, "a") is False
+
+
+# Status -------------------------------------------------------------------------------------
+
+
+def graph(namespace: str, name: str = "graph") -> dict[str, Any]:
+    """A DynamoGraphDeployment: its CRD requires `spec` and has a status subresource."""
+    return {
+        "apiVersion": GRAPH_API_VERSION,
+        "kind": "DynamoGraphDeployment",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"services": {}},
+    }
+
+
+def condition(kind: str, status: str) -> dict[str, Any]:
+    return {
+        "type": kind,
+        "status": status,
+        "reason": "Reconciled",
+        "message": f"{kind} is {status}",
+        "lastTransitionTime": "2026-01-01T00:00:00Z",
+    }
+
+
+FULL_STATUS: dict[str, Any] = {
+    "state": "pending",
+    "observedGeneration": 1,
+    "conditions": [condition("Ready", "False"), condition("Progressing", "True")],
+    "services": {"Frontend": {"componentKind": "Deployment", "replicas": 2, "readyReplicas": 1}},
+}
+
+
+def requests_after(counted: CountingTransport, mark: int) -> list[tuple[str, str]]:
+    return counted.requests[mark:]
+
+
+@contextlib.contextmanager
+def no_request_made(counted: CountingTransport) -> Iterator[None]:
+    mark = len(counted.requests)
+    yield
+    assert requests_after(counted, mark) == []
+
+
+def assert_status(obj: Mapping[str, Any], expected: Mapping[str, Any]) -> None:
+    assert find_status_difference(expected, obj.get("status")) is None, obj.get("status")
+
+
+async def test_a_status_is_written_once_without_spec_then_never_while_unchanged(
+    client: Client,
+    cache: Cache,
+    graph_kind: ResourceKind,
+    namespace: str,
+    counted: CountingTransport,
+) -> None:
+    await client.create(graph(namespace))
+    live = await cached(cache, graph_kind, namespace, "graph")
+
+    mark = len(counted.requests)
+    assert await client.apply_status_if_changed(FULL_STATUS, live) is True
+    [(method, path)] = requests_after(counted, mark)  # one request, whose body has no spec
+    assert (method, path.rpartition("/")[2]) == ("PATCH", "status")
+
+    live = await cached(cache, graph_kind, namespace, "graph")
+    assert_status(live, FULL_STATUS)
+    with no_request_made(counted):
+        for _ in range(3):
+            assert await client.apply_status_if_changed(copy.deepcopy(FULL_STATUS), live) is False
+
+    server = await client.rest.get(graph_kind, namespace, "graph")
+    [status_entry] = [e for e in server["metadata"]["managedFields"] if e.get("subresource")]
+    assert (status_entry["manager"], status_entry["operation"]) == ("e2e-operator", "Apply")
+
+
+async def test_a_status_key_the_operator_stops_reporting_disappears(
+    client: Client,
+    cache: Cache,
+    graph_kind: ResourceKind,
+    namespace: str,
+    counted: CountingTransport,
+) -> None:
+    await client.create(graph(namespace))
+    live = await cached(cache, graph_kind, namespace, "graph")
+    assert await client.apply_status_if_changed(FULL_STATUS, live) is True
+    live = await cached(cache, graph_kind, namespace, "graph")
+
+    smaller = {"state": "successful", "conditions": [condition("Ready", "True")]}
+    mark = len(counted.requests)
+    assert await client.apply_status_if_changed(smaller, live) is True
+    assert len(requests_after(counted, mark)) == 1
+
+    server = await client.rest.get(graph_kind, namespace, "graph")
+    assert server["status"] == smaller  # observedGeneration, services and Progressing are gone
+    live = await cached(cache, graph_kind, namespace, "graph")
+    with no_request_made(counted):
+        assert await client.apply_status_if_changed(smaller, live) is False
+
+
+async def test_status_fields_written_by_another_manager_are_removed_too(
+    client: Client,
+    cache: Cache,
+    graph_kind: ResourceKind,
+    namespace: str,
+    counted: CountingTransport,
+) -> None:
+    created = await client.create(graph(namespace))
+    # An earlier writer (a PUT, as a previous operator version would do) owns these fields.
+    await client.update_status({**created, "status": FULL_STATUS}, field_manager="someone-else")
+    live = await cached(cache, graph_kind, namespace, "graph")
+    assert_status(live, FULL_STATUS)
+
+    for status in (
+        {"state": "successful", "conditions": [condition("Ready", "True")]},
+        {
+            "state": "successful",
+            "conditions": [condition("Ready", "True")],
+            "observedGeneration": 2,
+        },
+        {"state": "failed"},  # drops Ready, which both managers own parts of
+    ):
+        mark = len(counted.requests)
+        assert await client.apply_status_if_changed(status, live) is True
+        assert len(requests_after(counted, mark)) == 1
+        server = await client.rest.get(graph_kind, namespace, "graph")
+        assert server["status"] == status
+        live = await cached(cache, graph_kind, namespace, "graph")
+        with no_request_made(counted):
+            assert await client.apply_status_if_changed(status, live) is False
+
+
+async def test_server_side_apply_removes_only_the_status_fields_its_manager_alone_owns(
+    client: Client, graph_kind: ResourceKind, namespace: str
+) -> None:
+    """Why `apply_status_if_changed` removes with a merge patch: the server's own rules."""
+    await client.create(graph(namespace))
+    names = {key: value for key, value in graph(namespace).items() if key != "spec"}
+
+    await client.apply_status({**names, "status": {"state": "pending", "observedGeneration": 1}})
+    after = await client.apply_status({**names, "status": {"state": "pending"}})
+    assert after["status"] == {"state": "pending"}, "a field only this manager applied is removed"
+
+    foreign = {**after, "status": {"state": "pending", "observedGeneration": 2}}
+    await client.update_status(foreign, field_manager="someone-else")
+    after = await client.apply_status({**names, "status": {"state": "failed"}})
+    assert after["status"] == {"state": "failed", "observedGeneration": 2}, "a PUT's field stays"

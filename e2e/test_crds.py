@@ -11,53 +11,13 @@ import anyio
 import kr8s
 import kr8s.asyncio
 import pytest
-import yaml
-from kr8s.objects import new_class
-from localcluster import wait_for
 
 from dynamo_operator.api import DynamoGraphDeployment
 
 pytestmark = pytest.mark.e2e
 
-CRD_DIR = Path(__file__).resolve().parent.parent / "deploy" / "crds"
 GROUP_VERSION = "nvidia.com/v1alpha1"
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
-
-CustomResourceDefinition = new_class(
-    "CustomResourceDefinition",
-    version="apiextensions.k8s.io/v1",
-    namespaced=False,
-    asyncio=False,
-)
-
-
-def _committed_crds() -> list[dict[str, Any]]:
-    return [
-        doc
-        for path in sorted(CRD_DIR.glob("*.yaml"))
-        for doc in yaml.safe_load_all(path.read_text())
-        if doc
-    ]
-
-
-def _is_established(crd: Any) -> bool:
-    crd.refresh()
-    conditions = (crd.raw.get("status") or {}).get("conditions") or []
-    return any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
-
-
-@pytest.fixture(scope="module")
-def installed_crds(kr8s_api: kr8s.Api) -> list[Any]:
-    installed = []
-    for manifest in _committed_crds():
-        crd = CustomResourceDefinition(manifest, api=kr8s_api)
-        if not crd.exists():  # another suite of this session may have installed the same files
-            crd.create()
-        wait_for(
-            f"CRD {manifest['metadata']['name']} Established", lambda c=crd: _is_established(c)
-        )
-        installed.append(crd)
-    return installed
 
 
 @pytest.fixture

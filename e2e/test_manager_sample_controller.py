@@ -12,6 +12,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from e2e.sample_controller import (
+    IDENTITY,
     SUFFIX,
     add_sample_controller,
     mutating_requests,
@@ -36,7 +37,7 @@ async def running_controller(api: Any, namespace: str) -> AsyncIterator[Controll
     """The sample controller in a manager watching only the test's namespace."""
     cache = Cache(api, namespace=namespace)
     manager = Manager(cache=cache, health_port=None, metrics_port=None)
-    controller = add_sample_controller(manager, Client(api, cache))
+    controller = add_sample_controller(manager, Client(api, IDENTITY))
     async with anyio.create_task_group() as tg:
         with anyio.fail_after(CONVERGE_SECONDS):
             await tg.start(manager.run)

@@ -1,12 +1,15 @@
-"""The Kubernetes client: REST verbs over kr8s credentials, cached reads, server-side apply."""
+"""The Kubernetes client: REST verbs over kr8s credentials, server-side apply with compare."""
 
 from manager.client.apply import (
-    APPLIED_DIGEST_ANNOTATION,
     find_difference,
+    find_status_difference,
     needs_apply,
+    prune_none,
+    status_cleanup_patch,
+    status_merge_patch,
     with_applied_digest,
 )
-from manager.client.client import DEFAULT_FIELD_MANAGER, Client
+from manager.client.client import Client
 from manager.client.errors import (
     AlreadyExists,
     ApiError,
@@ -27,8 +30,6 @@ from manager.client.errors import (
 from manager.client.rest import ListPage, PropagationPolicy, RestClient, WatchEvent
 
 __all__ = [
-    "APPLIED_DIGEST_ANNOTATION",
-    "DEFAULT_FIELD_MANAGER",
     "AlreadyExists",
     "ApiError",
     "BadRequest",
@@ -50,6 +51,10 @@ __all__ = [
     "UnsupportedMediaType",
     "WatchEvent",
     "find_difference",
+    "find_status_difference",
     "needs_apply",
+    "prune_none",
+    "status_cleanup_patch",
+    "status_merge_patch",
     "with_applied_digest",
 ]

@@ -16,7 +16,16 @@ equal and the operator writes nothing at steady state:
 A compare that only looks at what `desired` sets cannot see a field the controller *stopped*
 setting (a label, a probe, a resource limit): skipping that apply would leave the stale field in
 place for ever. `with_applied_digest` therefore stamps `desired` with a digest of itself; any
-change to `desired`, removals included, changes the digest and so forces the apply.
+change to `desired`, removals included, changes the digest and so forces the apply. The
+annotation's name is the caller's (`Identity.applied_digest_annotation`).
+
+Status is different: the operator owns all of it, and the API server drops metadata sent to the
+`/status` subresource (annotations, and `uid` too: it guards nothing there), so a digest could
+never be read back. `find_status_difference` compares the whole status both ways (a key only
+the live status has is a difference too), with the same scalar rules and "an empty collection
+equals an absent one". `status_cleanup_patch` is the JSON merge patch of the removals alone and
+`status_merge_patch` the whole way from live to desired (RFC 7386: `null` removes a key, a list
+is replaced whole).
 """
 
 from __future__ import annotations
@@ -29,9 +38,15 @@ from typing import Any
 
 import orjson
 
-__all__ = ["APPLIED_DIGEST_ANNOTATION", "find_difference", "needs_apply", "with_applied_digest"]
-
-APPLIED_DIGEST_ANNOTATION = "kr8s-manager/applied-digest"
+__all__ = [
+    "find_difference",
+    "find_status_difference",
+    "needs_apply",
+    "prune_none",
+    "status_cleanup_patch",
+    "status_merge_patch",
+    "with_applied_digest",
+]
 
 _MISSING: Any = object()
 
@@ -58,9 +73,7 @@ _SUFFIX = {
 }
 
 
-def with_applied_digest(
-    desired: Mapping[str, Any], annotation: str = APPLIED_DIGEST_ANNOTATION
-) -> dict[str, Any]:
+def with_applied_digest(desired: Mapping[str, Any], annotation: str) -> dict[str, Any]:
     """A shallow copy of `desired` whose `metadata.annotations[annotation]` is its digest."""
     digest = hashlib.sha256(orjson.dumps(desired, option=orjson.OPT_SORT_KEYS)).hexdigest()[:24]
     metadata = dict(desired.get("metadata") or {})
@@ -108,6 +121,97 @@ def _list_difference(desired: Sequence[Any], live: Any, path: str) -> str | None
         if found is not None:
             return found
     return None
+
+
+def find_status_difference(desired: Any, live: Any, path: str = "") -> str | None:
+    """The dotted path of the first field where `live` and `desired` differ, in either
+    direction, or None. `None`, `{}` and `[]` all equal an absent field."""
+    here = path or "."
+    if _is_empty(desired) and _is_empty(live):
+        return None
+    if isinstance(desired, Mapping) or isinstance(live, Mapping):
+        want = {} if _is_empty(desired) else desired
+        have = {} if _is_empty(live) else live
+        if not (isinstance(want, Mapping) and isinstance(have, Mapping)):
+            return here
+        for key in {**want, **have}:
+            found = find_status_difference(
+                want.get(key), have.get(key), f"{path}.{key}" if path else key
+            )
+            if found is not None:
+                return found
+        return None
+    if _is_list(desired) or _is_list(live):
+        want_items = [] if _is_empty(desired) else desired
+        have_items = [] if _is_empty(live) else live
+        if not (_is_list(want_items) and _is_list(have_items)):
+            return here
+        if len(want_items) != len(have_items):
+            return here
+        for index, (want_item, have_item) in enumerate(zip(want_items, have_items, strict=True)):
+            found = find_status_difference(want_item, have_item, f"{path}[{index}]")
+            if found is not None:
+                return found
+        return None
+    if _is_empty(desired) or _is_empty(live):
+        return here
+    return None if _scalars_equal(desired, live) else here
+
+
+def status_cleanup_patch(desired: Mapping[str, Any], live: Mapping[str, Any]) -> dict[str, Any]:
+    """A JSON merge patch that removes from `live` what `desired` lacks: `null` for each extra
+    key (recursively) and the desired list for each list that differs. Fields `desired` sets
+    and `live` lacks are not in it: after a write that set them, a field still missing was
+    dropped by the server (not in the schema), which sending it again cannot fix."""
+    patch: dict[str, Any] = {}
+    for key, have in live.items():
+        want = desired.get(key)
+        if _is_empty(want):
+            if not _is_empty(have):
+                patch[key] = None
+        elif isinstance(want, Mapping) and isinstance(have, Mapping):
+            if nested := status_cleanup_patch(want, have):
+                patch[key] = nested
+        elif _is_list(want) and find_status_difference(want, have) is not None:
+            patch[key] = prune_none(want)
+    return patch
+
+
+def status_merge_patch(desired: Mapping[str, Any], live: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON merge patch that turns `live` into `desired`: `null` for each key `desired`
+    lacks, the desired value for each one that differs (maps recursively, lists whole)."""
+    patch: dict[str, Any] = {
+        key: None
+        for key, have in live.items()
+        if _is_empty(desired.get(key)) and not _is_empty(have)
+    }
+    for key, want in desired.items():
+        have = live.get(key)
+        if _is_empty(want):
+            continue
+        if isinstance(want, Mapping) and isinstance(have, Mapping):
+            if nested := status_merge_patch(want, have):
+                patch[key] = nested
+        elif find_status_difference(want, have) is not None:
+            patch[key] = prune_none(want)
+    return patch
+
+
+def prune_none(value: Any) -> Any:
+    """`value` without the `None` map entries ("absent" in desired objects), at any depth."""
+    if isinstance(value, Mapping):
+        return {k: prune_none(v) for k, v in value.items() if v is not None}
+    if _is_list(value):
+        return [prune_none(v) for v in value]
+    return value
+
+
+def _is_empty(value: Any) -> bool:
+    return value is None or value is _MISSING or (isinstance(value, Mapping | list) and not value)
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, Sequence) and not isinstance(value, str | bytes)
 
 
 def _scalars_equal(desired: Any, live: Any) -> bool:

@@ -1,104 +1,85 @@
-"""The client reconcilers use: reads from the cache, writes to the API server.
+"""The client reconcilers write with; they read from the cache (`manager.cache.CacheReader`).
 
-Reads (`get`, `list`) never leave the process: they come from the cache's informer for the kind
-(created on first use, so the first read of a new kind waits for its initial list) and are deep
-copies, so a reconciler may mutate what it reads. Writes go through `RestClient`:
+Every write goes to the API server through `RestClient`, under the field manager of the
+`Identity` the composition root gives (a call may name another). The kind of an object is looked
+up in a `KindRegistry` without I/O: the composition root resolves the kinds it writes (its CRDs)
+through discovery at start-up; built-in kinds are always there.
 
-- `apply` / `apply_status`: server-side apply with field manager `dynamo-operator` and `force`
-  (controllers own what they apply);
-- `apply_if_changed`: the same, stamped with a digest of the desired object
-  (`apply.with_applied_digest`) and skipped when the live object already agrees on every field
-  the stamped one sets: the way to zero writes at steady state without leaving behind fields the
-  controller stopped setting;
+- `apply` / `apply_status`: server-side apply with `force` (controllers own what they apply);
+- `apply_if_changed`: the same, stamped with a digest of the desired object under
+  `identity.applied_digest_annotation` (`apply.with_applied_digest`) and skipped when the live
+  object already agrees on every field the stamped one sets: the way to zero writes at steady
+  state without leaving behind fields the controller stopped setting. Objects carrying `status`
+  are refused: the main resource ignores it, so the compare would never settle.
+- `apply_status_if_changed`: compare the whole status, then write it once (a server-side apply
+  to `/status`, or a merge patch when something must be removed);
 - `create`, `update_status` (PUT, resourceVersion-guarded), `merge_patch`, `delete`.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 
-from manager.client.apply import APPLIED_DIGEST_ANNOTATION, find_difference, with_applied_digest
+from manager.client.apply import (
+    find_difference,
+    find_status_difference,
+    prune_none,
+    status_cleanup_patch,
+    status_merge_patch,
+    with_applied_digest,
+)
 from manager.client.errors import NotFound
 from manager.client.rest import PropagationPolicy, RestClient
+from manager.discovery import KindRegistry
+from manager.identity import Identity
 from manager.kinds import ResourceKind
 
-if TYPE_CHECKING:
-    from manager.cache import Cache
-
-__all__ = ["DEFAULT_FIELD_MANAGER", "Client"]
-
-DEFAULT_FIELD_MANAGER = "dynamo-operator"
+__all__ = ["Client"]
 
 log = structlog.get_logger("manager.client")
 
 
 class Client:
-    def __init__(
-        self, api: Any, cache: Cache, *, applied_digest_annotation: str = APPLIED_DIGEST_ANNOTATION
-    ) -> None:
-        self.api = api
-        self.cache = cache
+    def __init__(self, api: Any, identity: Identity, *, kinds: KindRegistry | None = None) -> None:
+        """`api`: a kr8s `Api` or a `RestClient` (e.g. one whose transport sends
+        `identity.user_agent`); `kinds`: the registry discovery filled (built-in kinds only
+        when None)."""
         self.rest = RestClient.for_api(api)
-        self.applied_digest_annotation = applied_digest_annotation
+        self.identity = identity
+        self.kinds = kinds if kinds is not None else KindRegistry()
 
-    async def kind_of(self, obj: Mapping[str, Any]) -> ResourceKind:
-        """The `ResourceKind` of an object from its `apiVersion` and `kind` (discovery, cached)."""
-        from manager.discovery import Discovery  # the lead's interim wiring; see KindRegistry
-
-        if not hasattr(self, "_discovery"):
-            self._discovery = Discovery(self.rest)
-        return await self._discovery.resolve(obj["apiVersion"], obj["kind"])
-
-    # Reads, from the cache -----------------------------------------------------------------
-
-    async def get(self, kind: ResourceKind, namespace: str | None, name: str) -> dict[str, Any]:
-        """A copy of the cached object; `NotFound` when the cache does not hold it."""
-        informer = self.cache.get_informer(kind)
-        await informer.wait_for_sync()
-        obj = informer.store.get(namespace if kind.namespaced else None, name)
-        if obj is None:
-            raise NotFound(404, "NotFound", f"{kind.plural} {name!r} not found", {})
-        return copy.deepcopy(obj)
-
-    async def list(
-        self,
-        kind: ResourceKind,
-        namespace: str | None = None,
-        *,
-        label_selector: str | Mapping[str, str] | None = None,
-    ) -> list[dict[str, Any]]:
-        informer = self.cache.get_informer(kind)
-        await informer.wait_for_sync()
-        found = informer.store.list(namespace, label_selector)
-        return [copy.deepcopy(obj) for obj in found]
-
-    # Writes, to the API server -------------------------------------------------------------
+    def kind_of(self, obj: Mapping[str, Any]) -> ResourceKind:
+        """The `ResourceKind` of an object from its `apiVersion` and `kind`;
+        `KindNotFoundError` when nobody resolved it at start-up."""
+        return self.kinds.kind_of(obj)
 
     async def apply(
         self,
         obj: Mapping[str, Any],
-        field_manager: str = DEFAULT_FIELD_MANAGER,
+        field_manager: str | None = None,
         force: bool = True,
     ) -> dict[str, Any]:
         return await self.rest.apply(
-            await self.kind_of(obj), obj, field_manager=field_manager, force=force
+            self.kind_of(obj),
+            obj,
+            field_manager=field_manager or self.identity.field_manager,
+            force=force,
         )
 
     async def apply_status(
         self,
         obj: Mapping[str, Any],
-        field_manager: str = DEFAULT_FIELD_MANAGER,
+        field_manager: str | None = None,
         force: bool = True,
     ) -> dict[str, Any]:
         """Server-side apply to the status subresource (`obj` carries identity + `status`)."""
         return await self.rest.apply(
-            await self.kind_of(obj),
+            self.kind_of(obj),
             obj,
-            field_manager=field_manager,
+            field_manager=field_manager or self.identity.field_manager,
             force=force,
             subresource="status",
         )
@@ -107,35 +88,99 @@ class Client:
         self,
         desired: Mapping[str, Any],
         live: Mapping[str, Any] | None,
-        field_manager: str = DEFAULT_FIELD_MANAGER,
+        field_manager: str | None = None,
     ) -> bool:
         """Apply `desired` unless `live` already matches it; True when a write was made."""
-        desired = with_applied_digest(desired, self.applied_digest_annotation)
+        if "status" in desired:
+            raise ValueError(
+                f"apply_if_changed got a {desired.get('kind')} with a status: the main resource "
+                "ignores status; write it with apply_status_if_changed"
+            )
+        desired = with_applied_digest(desired, self.identity.applied_digest_annotation)
         difference = "(absent)" if live is None else find_difference(desired, live)
         if difference is None:
             return False
-        metadata = desired.get("metadata", {})
-        log.debug(
-            "applying",
-            kind=desired.get("kind"),
-            namespace=metadata.get("namespace"),
-            name=metadata.get("name"),
-            field=difference,
-        )
+        _log_write("applying", desired, difference)
         await self.apply(desired, field_manager=field_manager)
         return True
 
-    async def create(
-        self, obj: Mapping[str, Any], field_manager: str = DEFAULT_FIELD_MANAGER
+    async def apply_status_if_changed(
+        self, desired_status: Mapping[str, Any], live: Mapping[str, Any]
+    ) -> bool:
+        """Make `live`'s whole status equal `desired_status`; True when a write was made.
+
+        The operator owns all of the status, so a key only `live` has is a difference, and
+        `None` means absent. Nothing is sent when the cached `live` already agrees. Otherwise one
+        write, under the identity's field manager:
+
+        - nothing to remove: a server-side apply to `/status` (forced), the body carrying only
+          the object's names and the status (never `spec`, which the server keeps);
+        - something to remove: a JSON merge patch to `/status` from `live`'s status to the
+          desired one. An apply removes only the fields this field manager alone owns: a field
+          another manager also set (an earlier PUT, a previous operator version, the same
+          value applied by both) would stay, and half of a removed condition fails validation.
+
+        When the answer still holds keys the desired status lacks (the cache was behind the
+        server), a second merge patch removes them. The write is not guarded by the object's
+        uid (the server ignores metadata sent to `/status`): a status computed for a deleted
+        object could land on a new one of the same name, whose own reconcile then corrects it.
+        """
+        live_status = live.get("status") or {}
+        difference = find_status_difference(desired_status, live_status)
+        if difference is None:
+            return False
+        _log_write("writing status", live, difference)
+        desired_status = prune_none(desired_status)
+        if status_cleanup_patch(desired_status, live_status):
+            written = await self._merge_patch_status(
+                live, status_merge_patch(desired_status, live_status)
+            )
+        else:
+            written = await self.apply_status(_status_body(live, desired_status))
+        if leftovers := status_cleanup_patch(desired_status, written.get("status") or {}):
+            _log_write("removing status fields the cache had not seen", live, str(leftovers))
+            written = await self._merge_patch_status(live, leftovers)
+        if (left := find_status_difference(desired_status, written.get("status"))) is not None:
+            metadata = live["metadata"]
+            log.warning(
+                "status differs from the desired status after writing it (not in the schema?)",
+                kind=live["kind"],
+                namespace=metadata.get("namespace"),
+                name=metadata["name"],
+                field=left,
+            )
+        return True
+
+    async def _merge_patch_status(
+        self, live: Mapping[str, Any], status_patch: Mapping[str, Any]
     ) -> dict[str, Any]:
-        return await self.rest.create(await self.kind_of(obj), obj, field_manager=field_manager)
+        metadata = live["metadata"]
+        return await self.merge_patch(
+            self.kind_of(live),
+            metadata.get("namespace"),
+            metadata["name"],
+            {"status": status_patch},
+            subresource="status",
+        )
+
+    async def create(
+        self, obj: Mapping[str, Any], field_manager: str | None = None
+    ) -> dict[str, Any]:
+        return await self.rest.create(
+            self.kind_of(obj),
+            obj,
+            field_manager=field_manager or self.identity.field_manager,
+        )
 
     async def update_status(
-        self, obj: Mapping[str, Any], field_manager: str = DEFAULT_FIELD_MANAGER
+        self, obj: Mapping[str, Any], field_manager: str | None = None
     ) -> dict[str, Any]:
         """PUT the status subresource; `Conflict` when `metadata.resourceVersion` is stale."""
         return await self.rest.replace(
-            await self.kind_of(obj), obj, field_manager=field_manager, subresource="status"
+            self.kind_of(obj),
+            obj,
+            field_manager=field_manager or self.identity.field_manager,
+            subresource="status",
         )
 
     async def merge_patch(
@@ -146,10 +191,15 @@ class Client:
         patch: Mapping[str, Any],
         *,
         subresource: str | None = None,
-        field_manager: str = DEFAULT_FIELD_MANAGER,
+        field_manager: str | None = None,
     ) -> dict[str, Any]:
         return await self.rest.merge_patch(
-            kind, namespace, name, patch, field_manager=field_manager, subresource=subresource
+            kind,
+            namespace,
+            name,
+            patch,
+            field_manager=field_manager or self.identity.field_manager,
+            subresource=subresource,
         )
 
     async def delete(
@@ -165,3 +215,25 @@ class Client:
         except NotFound:
             return False
         return True
+
+
+def _status_body(live: Mapping[str, Any], status: Mapping[str, Any]) -> dict[str, Any]:
+    metadata = live["metadata"]
+    names = {k: metadata[k] for k in ("name", "namespace") if metadata.get(k)}
+    return {
+        "apiVersion": live["apiVersion"],
+        "kind": live["kind"],
+        "metadata": names,
+        "status": status,
+    }
+
+
+def _log_write(message: str, obj: Mapping[str, Any], difference: str) -> None:
+    metadata = obj.get("metadata", {})
+    log.debug(
+        message,
+        kind=obj.get("kind"),
+        namespace=metadata.get("namespace"),
+        name=metadata.get("name"),
+        field=difference,
+    )

@@ -4,11 +4,16 @@ from typing import Any
 import pytest
 
 from manager.client import (
-    APPLIED_DIGEST_ANNOTATION,
     find_difference,
+    find_status_difference,
     needs_apply,
+    prune_none,
+    status_cleanup_patch,
+    status_merge_patch,
     with_applied_digest,
 )
+
+DIGEST = "example.com/applied-digest"
 
 DESIRED: dict[str, Any] = {
     "apiVersion": "apps/v1",
@@ -126,13 +131,13 @@ def test_a_type_change_between_map_list_and_scalar_differs() -> None:
 def test_the_applied_digest_changes_when_the_controller_stops_setting_a_field() -> None:
     before = {"metadata": {"name": "web", "labels": {"app": "web", "tier": "front"}}}
     after = {"metadata": {"name": "web", "labels": {"app": "web"}}}
-    live = with_applied_digest(before)  # what the server holds after applying `before`
+    live = with_applied_digest(before, DIGEST)  # what the server holds after applying `before`
 
     assert find_difference(after, live) is None, "a plain compare cannot see the removal"
-    assert find_difference(with_applied_digest(after), live) == (
-        f"metadata.annotations.{APPLIED_DIGEST_ANNOTATION}"
+    assert find_difference(with_applied_digest(after, DIGEST), live) == (
+        f"metadata.annotations.{DIGEST}"
     )
-    assert find_difference(with_applied_digest(before), live) is None
+    assert find_difference(with_applied_digest(before, DIGEST), live) is None
 
 
 def test_the_applied_digest_ignores_key_order_and_leaves_its_input_alone() -> None:
@@ -145,3 +150,88 @@ def test_the_applied_digest_ignores_key_order_and_leaves_its_input_alone() -> No
     assert desired == original
     assert stamped["metadata"]["annotations"]["keep"] == "me"
     assert stamped == with_applied_digest(reordered, "example.com/digest")
+
+
+STATUS: dict[str, Any] = {
+    "observedGeneration": 3,
+    "state": "successful",
+    "conditions": [
+        {"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"},
+    ],
+    "services": {"frontend": {"replicas": 2, "memory": "1Gi"}},
+}
+
+
+def test_an_equal_status_is_no_difference_whatever_the_quantity_spelling() -> None:
+    live = copy.deepcopy(STATUS)
+    live["services"]["frontend"]["memory"] = "1024Mi"
+
+    assert find_status_difference(STATUS, live) is None
+
+
+def test_a_key_only_the_live_status_has_is_a_difference() -> None:
+    live = copy.deepcopy(STATUS)
+    live["services"]["frontend"]["ready"] = True
+    live["message"] = "left over"
+
+    assert find_status_difference(STATUS, live) in ("message", "services.frontend.ready")
+    assert find_status_difference({**STATUS, "message": "left over"}, live) == (
+        "services.frontend.ready"
+    )
+
+
+def test_a_missing_and_a_changed_status_key_are_differences() -> None:
+    missing = {k: v for k, v in STATUS.items() if k != "state"}
+    changed = {**STATUS, "conditions": [{**STATUS["conditions"][0], "status": "False"}]}
+
+    assert find_status_difference(STATUS, missing) == "state"
+    assert find_status_difference(STATUS, changed) == "conditions[0].status"
+    assert find_status_difference(STATUS, None) == "observedGeneration"
+
+
+def test_none_empty_and_absent_status_fields_are_all_the_same() -> None:
+    assert find_status_difference({"a": None, "b": {}, "c": []}, {}) is None
+    assert find_status_difference({}, {"a": None, "b": {}, "c": []}) is None
+    assert find_status_difference({}, None) is None
+    assert find_status_difference({"a": 1}, {"a": True}) == "a"
+
+
+def test_the_cleanup_patch_removes_what_desired_lacks_and_nothing_else() -> None:
+    live = copy.deepcopy(STATUS)
+    live["message"] = "written by an earlier PUT"
+    live["services"]["frontend"]["ready"] = True
+    live["conditions"].append({"type": "Old", "status": "True"})
+    desired = {**STATUS, "pending": "set by the apply, pruned by the server"}
+
+    assert status_cleanup_patch(desired, live) == {
+        "message": None,
+        "services": {"frontend": {"ready": None}},
+        "conditions": STATUS["conditions"],
+    }
+    assert status_cleanup_patch(STATUS, STATUS) == {}
+
+
+def test_the_merge_patch_turns_live_into_desired_removals_included() -> None:
+    live = copy.deepcopy(STATUS)
+    live["message"] = "stale"
+    live["services"]["frontend"]["ready"] = True
+    desired = copy.deepcopy(STATUS)
+    desired["state"] = "failed"
+    desired["services"]["frontend"]["replicas"] = 3
+    desired["services"]["planner"] = {"replicas": 1, "note": None}
+    desired["conditions"] = []
+
+    assert status_merge_patch(desired, live) == {
+        "message": None,
+        "state": "failed",
+        "conditions": None,
+        "services": {"frontend": {"ready": None, "replicas": 3}, "planner": {"replicas": 1}},
+    }
+    assert status_merge_patch(STATUS, STATUS) == {}
+
+
+def test_prune_none_drops_absent_fields_at_any_depth() -> None:
+    assert prune_none({"a": None, "b": {"c": None, "d": 1}, "e": [{"f": None}]}) == {
+        "b": {"d": 1},
+        "e": [{}],
+    }
