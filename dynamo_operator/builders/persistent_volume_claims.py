@@ -1,8 +1,9 @@
 """PersistentVolumeClaims a graph asks the operator to create (``pvcs[]`` with ``create: true``).
 
 Claims without ``create`` must already exist; the operator only mounts them. Created claims hold
-data (model weights, compilation caches), so no graph owns them: deleting the graph keeps them,
-and a user removes them with ``kubectl delete pvc -l nvidia.com/dynamo-graph-deployment-name=<graph>``.
+data (model weights, compilation caches), so no graph owns them: deleting the graph keeps them.
+A user removes them with
+``kubectl delete pvc -l nvidia.com/dynamo-graph-deployment-name=<graph>``.
 The operator creates a missing claim and never updates or resizes an existing one.
 """
 

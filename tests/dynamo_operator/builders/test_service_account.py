@@ -1,4 +1,4 @@
-"""Planner access: the shared ServiceAccount planners run as, bound to the operator's ClusterRole."""
+"""Planner access: the shared ServiceAccount of planners, bound to the operator's ClusterRole."""
 
 from __future__ import annotations
 
