@@ -24,7 +24,7 @@ _NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
 class Identity:
     """Names the process uses in requests and in the objects it writes.
 
-    - `name`: the product, e.g. `dynamo-operator`.
+    - `name`: the product, e.g. `acme-operator`.
     - `field_manager`: the server-side-apply field manager of the controllers' writes.
     - `user_agent`: the User-Agent of every request (the API server logs and audits it).
     - `event_component`: `source.component` / `reportingComponent` of Events.
