@@ -14,6 +14,17 @@ OptionalApi = Literal["lws", "volcano", "istio"]
 
 ALL_OPTIONAL_APIS: frozenset[OptionalApi] = frozenset({"lws", "volcano", "istio"})
 
+LEADER_WORKER_SET_API_VERSION = "leaderworkerset.x-k8s.io/v1"
+POD_GROUP_API_VERSION = "scheduling.volcano.sh/v1beta1"
+VIRTUAL_SERVICE_API_VERSION = "networking.istio.io/v1beta1"
+
+OPTIONAL_API_GROUP_VERSIONS: dict[OptionalApi, str] = {
+    "lws": LEADER_WORKER_SET_API_VERSION,
+    "volcano": POD_GROUP_API_VERSION,
+    "istio": VIRTUAL_SERVICE_API_VERSION,
+}
+"""The group-version discovery must serve for each optional API to be used."""
+
 
 @dataclass(frozen=True, slots=True)
 class OperatorSettings:

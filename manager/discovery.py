@@ -7,6 +7,10 @@ with the client's `KubeError`s.
   refreshes it once (a CRD installed since the last look), then raises `KindNotFoundError`.
 - `KindRegistry`: kinds resolved once at start-up and looked up synchronously afterwards, so a write
   never waits on discovery. Built-in kinds are there from the start.
+- `RequiredKinds`: a runnable that reports started only once the API server answers and serves
+  every kind the process cannot work without (its CRDs); until then it says why in one log line
+  (again only when the reason changes), so a missing CRD or an unreachable server never floods
+  the log, and whatever starts after it waits.
 - `ServedApis`: which of a set of optional group-versions (LeaderWorkerSet, Volcano, ...) the
   cluster serves now. It is checked at start-up and re-checked periodically, so a CRD installed
   after the operator started is picked up without a restart; listeners hear about changes.
@@ -20,13 +24,14 @@ from typing import Any
 import anyio
 from anyio.abc import TaskStatus
 
+from manager.cache.backoff import Backoff
 from manager.client.errors import KindNotFoundError, KubeError, NotFound
 from manager.client.rest import RestClient
 from manager.clock import Clock, RealClock
 from manager.kinds import BUILT_IN_KINDS, ResourceKind
 from manager.logging import get_logger
 
-__all__ = ["DEFAULT_RECHECK_INTERVAL", "Discovery", "KindRegistry", "ServedApis"]
+__all__ = ["DEFAULT_RECHECK_INTERVAL", "Discovery", "KindRegistry", "RequiredKinds", "ServedApis"]
 
 DEFAULT_RECHECK_INTERVAL = 30.0
 
@@ -126,6 +131,41 @@ class Discovery:
                 document = {}
             self._documents[api_version] = list(document.get("resources") or ())
         return self._documents[api_version]
+
+
+class RequiredKinds:
+    """Started once every kind of `kinds` is served (see the module doc)."""
+
+    needs_leader_election = False
+
+    def __init__(
+        self,
+        discovery: Discovery,
+        kinds: Iterable[ResourceKind],
+        *,
+        backoff: Backoff | None = None,
+    ) -> None:
+        self._discovery = discovery
+        self._kinds = tuple(kinds)
+        self._backoff = backoff or Backoff(RealClock(), initial=1.0, cap=30.0)
+        self.served = False
+
+    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        reported: str | None = None
+        while True:
+            try:
+                await self._discovery.resolve_all((k.api_version, k.kind) for k in self._kinds)
+                break
+            except KubeError as error:
+                reason = str(error)
+                if reason != reported:
+                    log.error("waiting for the API server", error=reason)
+                    reported = reason
+                await self._backoff.wait()
+        self.served = True
+        log.info("API server serves every required kind", kinds=[str(k) for k in self._kinds])
+        task_status.started()
+        await anyio.sleep_forever()
 
 
 ServedApisListener = Callable[[frozenset[str]], None]

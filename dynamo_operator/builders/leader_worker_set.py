@@ -16,9 +16,8 @@ from dynamo_operator.builders.merge import JsonDict
 from dynamo_operator.builders.pod_template import build_pod_template
 from dynamo_operator.constants import Annotations, Labels
 from dynamo_operator.naming import leader_worker_set_name
+from dynamo_operator.settings import LEADER_WORKER_SET_API_VERSION, POD_GROUP_API_VERSION
 
-LEADER_WORKER_SET_API_VERSION = "leaderworkerset.x-k8s.io/v1"
-POD_GROUP_API_VERSION = "scheduling.volcano.sh/v1beta1"
 VOLCANO_SCHEDULER_NAME = "volcano"
 
 

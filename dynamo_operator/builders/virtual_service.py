@@ -12,8 +12,7 @@ from dynamo_operator.builders.ingress import (
 )
 from dynamo_operator.builders.merge import JsonDict
 from dynamo_operator.constants import Ports
-
-VIRTUAL_SERVICE_API_VERSION = "networking.istio.io/v1beta1"
+from dynamo_operator.settings import VIRTUAL_SERVICE_API_VERSION
 
 
 def build_virtual_service(component: Component, context: BuildContext) -> JsonDict | None:

@@ -74,7 +74,7 @@ def parse_bind_address(text: str) -> BindAddress:
 
 
 def add_bool_flag(
-    parser: argparse.ArgumentParser, name: str, *, default: bool = False, help: str
+    parser: argparse._ActionsContainer, name: str, *, default: bool = False, help: str
 ) -> None:
     """A Go-style boolean: `--name` sets it, `--name=false` clears it (see `normalize_go_...`)."""
     parser.add_argument(

@@ -1,0 +1,167 @@
+"""`dynamo-operator run` as a process, started the way a user starts it, for end-to-end tests.
+
+The process gets the test cluster's kubeconfig, free loopback ports for `/metrics` and
+`/readyz`, and writes its JSON logs to a file the test can read. `stop()` sends SIGTERM (a clean
+shutdown), `kill()` SIGKILL (a crash); both wait for the process to end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prometheus_client.parser import text_string_to_metric_families
+
+STARTUP_TIMEOUT = 120.0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class OperatorProcess:
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    metrics_port: int
+    health_port: int
+    arguments: tuple[str, ...] = field(default=())
+
+    def _get(self, port: int, path: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
+        except (urllib.error.URLError, OSError) as error:
+            return 0, str(error)
+
+    def readyz(self) -> tuple[int, str]:
+        return self._get(self.health_port, "/readyz?verbose")
+
+    def is_ready(self) -> bool:
+        return self.readyz()[0] == 200
+
+    def wait_ready(self, timeout: float = STARTUP_TIMEOUT) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(
+                    f"operator exited with {self.process.returncode}:\n{self.tail()}"
+                )
+            if self.is_ready():
+                return
+            time.sleep(0.2)
+        raise TimeoutError(
+            f"operator not ready after {timeout:.0f}s: {self.readyz()}\n{self.tail()}"
+        )
+
+    def metrics(self) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+        """Every sample of `/metrics`, keyed by (sample name, sorted labels)."""
+        status, text = self._get(self.metrics_port, "/metrics")
+        if status != 200:
+            raise RuntimeError(f"/metrics answered {status}: {text[:200]}")
+        samples: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                samples[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
+        return samples
+
+    def metric_sum(self, name: str, **labels: str) -> float:
+        """The sum of the samples of `name` whose labels include `labels`."""
+        return sum(
+            value
+            for (sample, sample_labels), value in self.metrics().items()
+            if sample == name and set(labels.items()) <= set(sample_labels)
+        )
+
+    def writes(self) -> float:
+        """Mutating API requests made so far (every verb but GET)."""
+        return sum(
+            value
+            for (sample, labels), value in self.metrics().items()
+            if sample == "rest_client_requests_total" and dict(labels).get("method") != "GET"
+        )
+
+    def logs(self) -> list[dict[str, Any]]:
+        records = []
+        for line in self.log_path.read_text(errors="replace").splitlines():
+            with contextlib.suppress(json.JSONDecodeError):
+                record = json.loads(line)
+                if isinstance(record, dict):
+                    records.append(record)
+        return records
+
+    def tail(self, lines: int = 40) -> str:
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+    def stop(self, timeout: float = 60.0) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout)
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(30)
+
+
+def start_operator(
+    kubeconfig: Path,
+    log_dir: Path,
+    *arguments: str,
+    env: dict[str, str] | None = None,
+    name: str = "operator",
+) -> OperatorProcess:
+    """Start `dynamo-operator run` with `arguments`; does not wait for readiness."""
+    metrics_port, health_port = free_port(), free_port()
+    log_path = log_dir / f"{name}-{time.monotonic_ns()}.log"
+    command = [
+        sys.executable,
+        "-m",
+        "manager.cli",
+        "run",
+        f"--metrics-bind-address=127.0.0.1:{metrics_port}",
+        f"--health-probe-bind-address=127.0.0.1:{health_port}",
+        *arguments,
+    ]
+    environment = {**os.environ, "KUBECONFIG": str(kubeconfig), **(env or {})}
+    with log_path.open("wb") as log_file:
+        process = subprocess.Popen(
+            command,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            env=environment,
+            cwd=Path(__file__).resolve().parent.parent,
+        )
+    return OperatorProcess(process, log_path, metrics_port, health_port, tuple(arguments))
+
+
+@contextlib.contextmanager
+def running_operator(
+    kubeconfig: Path, log_dir: Path, *arguments: str, wait_ready: bool = True, **kwargs: Any
+) -> Iterator[OperatorProcess]:
+    operator = start_operator(kubeconfig, log_dir, *arguments, **kwargs)
+    try:
+        if wait_ready:
+            operator.wait_ready()
+        yield operator
+    finally:
+        try:
+            operator.stop(timeout=60)
+        except subprocess.TimeoutExpired:
+            operator.kill()

@@ -1,0 +1,299 @@
+"""The composition root of `dynamo-operator run`: flags -> one Manager with everything in it.
+
+Start order (the manager's, plus two gates of our own): health and metrics listeners; the API
+gate (the API server answers and serves our CRDs; until then `/readyz` fails and one log line
+says why); served optional APIs (LeaderWorkerSet, Volcano, Istio: watched from the moment they
+appear, no restart needed); the Event recorder; the webhook server; the caches (wait for sync:
+reconciles never see a half-filled cache, so an operator restart never changes a pod template);
+leader election; the controllers. SIGTERM drains in-flight reconciles and stops in reverse order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+import anyio
+import kr8s.asyncio
+
+import dynamo_operator.validation
+from dynamo_operator.api import API_VERSION
+from dynamo_operator.constants import MANAGED_BY_OPERATOR, Labels
+from dynamo_operator.crd import CUSTOM_RESOURCES
+from dynamo_operator.settings import OPTIONAL_API_GROUP_VERSIONS, OptionalApi
+from manager.builder import ControllerBuilder
+from manager.cache import Cache, CacheReader
+from manager.client import Client, RestClient
+from manager.client.aiohttp_transport import AiohttpTransport
+from manager.commands.run import RunOptions
+from manager.controller import Controller, Request
+from manager.discovery import Discovery, KindRegistry, RequiredKinds, ServedApis
+from manager.events import EventRecorder
+from manager.handler import EnqueueHandler, enqueue_for_owner
+from manager.identity import Identity
+from manager.kinds import (
+    DEPLOYMENT,
+    HORIZONTAL_POD_AUTOSCALER,
+    INGRESS,
+    PERSISTENT_VOLUME_CLAIM,
+    POD,
+    ROLE_BINDING,
+    SECRET,
+    SERVICE,
+    SERVICE_ACCOUNT,
+    ResourceKind,
+)
+from manager.leaderelection import LeaderElector
+from manager.logging import configure_logging, get_logger
+from manager.manager import LeadershipLostError, Manager
+from manager.metrics.exporter import metrics_server
+from manager.predicate import (
+    AnnotationsChanged,
+    GenerationChanged,
+    LabelsChanged,
+    Predicate,
+    or_,
+)
+from manager.reconcilers.component_deployment import (
+    ComponentDeploymentReconciler,
+    ComponentKinds,
+    pod_requests,
+    secret_requests,
+)
+from manager.reconcilers.graph_deployment import GraphDeploymentReconciler, GraphKinds
+from webhooks import DirectoryCertificates, OperatorManagedCertificates, WebhookServer
+from webhooks.certificates.rotation import CertificatePolicy
+
+__all__ = ["run_operator"]
+
+PRODUCT = "dynamo-operator"
+WEBHOOK_SERVICE = "dynamo-operator-webhook-service"
+"""The Service in front of the webhook server (the Helm chart creates it under this name)."""
+DOMAIN = "nvidia.com"
+
+log = get_logger("dynamo_operator.run")
+
+_CUSTOM_KINDS = {
+    resource.kind: ResourceKind(API_VERSION, resource.kind, resource.plural, namespaced=True)
+    for resource in CUSTOM_RESOURCES
+}
+GRAPH = _CUSTOM_KINDS["DynamoGraphDeployment"]
+COMPONENT = _CUSTOM_KINDS["DynamoComponentDeployment"]
+
+_OPTIONAL_KINDS: dict[OptionalApi, ResourceKind] = {
+    "lws": ResourceKind(
+        OPTIONAL_API_GROUP_VERSIONS["lws"], "LeaderWorkerSet", "leaderworkersets", True
+    ),
+    "volcano": ResourceKind(OPTIONAL_API_GROUP_VERSIONS["volcano"], "PodGroup", "podgroups", True),
+    "istio": ResourceKind(
+        OPTIONAL_API_GROUP_VERSIONS["istio"], "VirtualService", "virtualservices", True
+    ),
+}
+_COMPONENT_CHILDREN = (DEPLOYMENT, SERVICE, INGRESS, HORIZONTAL_POD_AUTOSCALER)
+# Children and pods carry the component's selector label; caching only those keeps the operator
+# from holding every Deployment and Pod of the cluster.
+_MANAGED = Labels.SELECTOR
+_SHARED = f"{Labels.MANAGED_BY}={MANAGED_BY_OPERATOR}"
+
+
+def run_operator(options: RunOptions) -> int:
+    configure_logging(options.log_level)
+    try:
+        return anyio.run(_run, options, backend="asyncio")
+    except KeyboardInterrupt:
+        return 130
+
+
+async def _run(options: RunOptions) -> int:
+    identity = Identity.for_product(PRODUCT, domain=DOMAIN, version=options.operator_version)
+    try:
+        api = kr8s.asyncio.Api(bypass_factory=True)  # no request yet: the API gate makes the first
+        await api.auth
+    except (ValueError, KeyError, OSError) as error:
+        log.error("no Kubernetes credentials", error=str(error))
+        return 1
+    rest = RestClient(AiohttpTransport(api, user_agent=identity.user_agent))
+    operator = _Operator(options, identity, rest)
+    try:
+        await operator.manager.run(handle_signals=True)
+    except LeadershipLostError:
+        return 1
+    finally:
+        await rest.transport.aclose()
+    return 0
+
+
+class _Operator:
+    """Builds the manager and keeps what the listeners of served APIs need."""
+
+    def __init__(self, options: RunOptions, identity: Identity, rest: RestClient) -> None:
+        self.options = options
+        self.kinds = KindRegistry()
+        discovery = Discovery(rest, self.kinds)
+        self.cache = Cache(rest, namespace=options.restricted_namespace)
+        self.settings = dataclasses.replace(options.settings, available_apis=frozenset())
+        self.manager = Manager(
+            cache=self.cache,
+            leader_elector=self._leader_elector(rest, identity),
+            bind_host="0.0.0.0",
+            health_port=None,
+            metrics_port=None,
+        )
+        self._listeners(options)
+        self.manager.add(RequiredKinds(discovery, list(_CUSTOM_KINDS.values())))
+        served = ServedApis(discovery, OPTIONAL_API_GROUP_VERSIONS.values())
+        served.add_listener(lambda present: self._on_served_apis(discovery, present))
+        self.manager.add(served)
+        self.recorder = EventRecorder(rest, identity)
+        self.manager.add(self.recorder)
+        if options.enable_webhooks:
+            self.manager.add(self._webhook_server(rest))
+        self._register_cache()
+        client = Client(rest, identity, kinds=self.kinds)
+        self.components = self._component_controller(client)
+        self._graph_controller(client)
+
+    def _listeners(self, options: RunOptions) -> None:
+        # The manager's own listeners on the addresses the flags give (0 turns one off).
+        if options.health_address is not None:
+            host, port = options.health_address
+            self.manager.health_server = self.manager.health.server(host=host, port=port)
+        if options.metrics_address is not None:
+            host, port = options.metrics_address
+            self.manager.metrics_server = metrics_server(host=host, port=port)
+
+    def _leader_elector(self, rest: RestClient, identity: Identity) -> LeaderElector | None:
+        if not self.options.leader_elect or self.options.restricted_namespace:
+            return None
+        return LeaderElector(
+            rest,
+            identity,
+            name=self.options.leader_election_id,
+            namespace=self.options.leader_election_namespace,
+        )
+
+    def _webhook_server(self, rest: RestClient) -> WebhookServer:
+        certificates = (
+            DirectoryCertificates(self.options.webhook_cert_dir)
+            if self.options.webhook_cert_dir is not None
+            else OperatorManagedCertificates(
+                namespace=self.options.operator_namespace,
+                policy=CertificatePolicy(
+                    dns_names=_service_dns_names(WEBHOOK_SERVICE, self.options.operator_namespace)
+                ),
+                api=rest,
+            )
+        )
+        server = WebhookServer(
+            certificates=certificates,
+            validator=dynamo_operator.validation,
+            port=self.options.webhook_port,
+        )
+        self.manager.health.add_readyz_check("webhook-server", lambda: server.ready)
+        return server
+
+    def _register_cache(self) -> None:
+        for kind in _COMPONENT_CHILDREN:
+            self.cache.register(kind, label_selector=_MANAGED)
+        self.cache.register(POD, label_selector=_MANAGED)
+        self.cache.register(SECRET, field_selector="type=kubernetes.io/dockerconfigjson")
+        self.cache.register(SERVICE_ACCOUNT, label_selector=_SHARED)
+        self.cache.register(ROLE_BINDING, label_selector=_SHARED)
+        self.cache.register(PERSISTENT_VOLUME_CLAIM)
+
+    def _component_controller(self, client: Client) -> Controller:
+        reconciler = ComponentDeploymentReconciler(
+            client=client,
+            reader=self.cache.reader,
+            recorder=self.recorder,
+            kinds=ComponentKinds(
+                component=COMPONENT,
+                children=(*_COMPONENT_CHILDREN, *_OPTIONAL_KINDS.values()),
+            ),
+            settings=lambda: self.settings,
+            now=_now,
+        )
+        return (
+            ControllerBuilder(self.manager)
+            .named("dynamocomponentdeployment")
+            .for_(COMPONENT, _spec_or_metadata_changed())
+            .owns(DEPLOYMENT)
+            .owns(SERVICE)
+            .owns(INGRESS)
+            .owns(HORIZONTAL_POD_AUTOSCALER)
+            .watches(POD, pod_requests)
+            .watches(SECRET, secret_requests(COMPONENT))
+            .with_options(max_concurrent_reconciles=self.options.max_concurrent_reconciles)
+            .complete(reconciler)
+        )
+
+    def _graph_controller(self, client: Client) -> Controller:
+        reconciler = GraphDeploymentReconciler(
+            client=client,
+            reader=self.cache.reader,
+            recorder=self.recorder,
+            kinds=GraphKinds(graph=GRAPH, component=COMPONENT),
+            settings=lambda: self.settings,
+            planner_cluster_role_name=self.options.planner_cluster_role_name,
+            now=_now,
+        )
+        return (
+            ControllerBuilder(self.manager)
+            .named("dynamographdeployment")
+            .for_(GRAPH, _spec_or_metadata_changed())
+            .owns(COMPONENT)
+            .watches(PERSISTENT_VOLUME_CLAIM, _graphs_in_namespace)
+            .with_options(max_concurrent_reconciles=self.options.max_concurrent_reconciles)
+            .complete(reconciler)
+        )
+
+    def _on_served_apis(self, discovery: Discovery, present: frozenset[str]) -> None:
+        """Use an optional API from the moment the cluster serves it: cache and watch its
+        kind, and reconcile every component again so multinode ones get their workloads."""
+        served: frozenset[OptionalApi] = frozenset(
+            name for name, version in OPTIONAL_API_GROUP_VERSIONS.items() if version in present
+        )
+        self.settings = dataclasses.replace(self.settings, available_apis=served)
+        for name in served:
+            kind = _OPTIONAL_KINDS[name]
+            if kind in self.kinds:
+                continue
+            self.kinds.add(kind)
+            informer = self.cache.register(kind, label_selector=_MANAGED)
+            handler = EnqueueHandler(
+                self.components.queue, enqueue_for_owner(COMPONENT), self.cache.reader
+            )
+            self.components.watch(informer, handler)
+        log.info("optional APIs", served=sorted(served))
+        if self.cache.reader.has_synced(COMPONENT):
+            for dcd in self.cache.reader.list(COMPONENT):
+                metadata = dcd["metadata"]
+                self.components.queue.add(Request(metadata["namespace"], metadata["name"]))
+
+
+def _spec_or_metadata_changed() -> Predicate:
+    # Status-only updates (our own writes) need no reconcile; labels and annotations reach the
+    # children, so their changes do.
+    return or_(GenerationChanged, LabelsChanged, AnnotationsChanged)
+
+
+def _graphs_in_namespace(claim: dict[str, Any], reader: CacheReader) -> Iterable[Request]:
+    """The graphs that name a claim in `spec.pvcs`: a created or deleted claim changes their
+    readiness."""
+    metadata = claim.get("metadata") or {}
+    namespace, name = metadata.get("namespace") or "", metadata.get("name")
+    return [
+        Request(namespace, dgd["metadata"]["name"])
+        for dgd in reader.list(GRAPH, namespace)
+        if any(pvc.get("name") == name for pvc in (dgd.get("spec") or {}).get("pvcs") or ())
+    ]
+
+
+def _service_dns_names(service: str, namespace: str) -> tuple[str, ...]:
+    return (service, f"{service}.{namespace}", f"{service}.{namespace}.svc")
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)

@@ -1,0 +1,154 @@
+"""The DynamoComponentDeployment reconciler: one component's workload, Service, routing, scaling.
+
+Five steps per pass, each a call: read the DCD from the cache; validate it with the pure
+validators (the webhook's rules: invalid is terminal until the spec changes); build its children
+with the pure builders (Deployment or LeaderWorkerSets (+ PodGroups), Service, Ingress or
+VirtualService, HPA); apply what differs and delete children that should no longer exist; derive
+the status from the cached workloads and pods, write it once if it changed, and emit an Event
+only on a transition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from dynamo_operator.api import DynamoComponentDeployment
+from dynamo_operator.builders import BuildContext, BuildError, build_component_children
+from dynamo_operator.constants import Labels
+from dynamo_operator.pull_secrets import build_pull_secret_index
+from dynamo_operator.settings import OperatorSettings
+from dynamo_operator.status import (
+    ConditionTypes,
+    StatusFailure,
+    changed_condition,
+    derive_component_status,
+    is_condition_true,
+)
+from dynamo_operator.validation import validate_create
+from manager.cache import CacheReader
+from manager.client import BadRequest, Client, Invalid
+from manager.controller import Request, Result
+from manager.events import EventRecorder
+from manager.kinds import POD, SECRET, ResourceKind
+from manager.ownership import ChildChanges, sync_children
+
+__all__ = ["ComponentDeploymentReconciler", "ComponentKinds", "pod_requests", "secret_requests"]
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentKinds:
+    """The kinds this reconciler reads and writes, resolved by the composition root."""
+
+    component: ResourceKind
+    children: tuple[ResourceKind, ...]
+    """Every kind a DCD may own (workloads, Service, Ingress, VirtualService, HPA)."""
+
+
+class ComponentDeploymentReconciler:
+    def __init__(
+        self,
+        *,
+        client: Client,
+        reader: CacheReader,
+        recorder: EventRecorder,
+        kinds: ComponentKinds,
+        settings: Callable[[], OperatorSettings],
+        now: Callable[[], datetime],
+    ) -> None:
+        self._client = client
+        self._reader = reader
+        self._recorder = recorder
+        self._kinds = kinds
+        self._settings = settings
+        self._now = now
+
+    async def reconcile(self, request: Request) -> Result | None:
+        dcd = self._reader.get(self._kinds.component, request.namespace, request.name)
+        if dcd is None or dcd["metadata"].get("deletionTimestamp"):
+            return None  # garbage collection removes the children
+        validation = validate_create(dcd)
+        if not validation.allowed:
+            await self._report(dcd, failure=StatusFailure.invalid(validation))
+            return None
+        context = BuildContext(
+            settings=self._settings(), pull_secrets=self._pull_secrets(request.namespace)
+        )
+        try:
+            children = build_component_children(
+                DynamoComponentDeployment.model_validate(dcd), context
+            )
+            changes = await sync_children(
+                self._client, self._reader, dcd, children.objects(), self._kinds.children
+            )
+        except (BuildError, Invalid, BadRequest) as error:
+            # The spec passed our rules but cannot be built or is refused by the API server:
+            # the user has to change it, so report it and wait for that change.
+            await self._report(dcd, failure=StatusFailure.reconcile_error(str(error)))
+            return None
+        self._announce(dcd, changes)
+        workloads = [
+            live
+            for obj in children.workload
+            if (live := self._live(obj, request.namespace)) is not None
+        ]
+        pods = self._reader.list(POD, request.namespace, labels={Labels.SELECTOR: request.name})
+        await self._report(dcd, workloads=workloads, pods=pods, unsupported=children.unsupported)
+        return None
+
+    def _pull_secrets(self, namespace: str) -> Any:
+        return build_pull_secret_index(self._reader.list(SECRET, namespace))
+
+    def _live(self, obj: Mapping[str, Any], namespace: str) -> dict[str, Any] | None:
+        kind = self._client.kind_of(obj)
+        if not self._reader.has_synced(kind):
+            return None
+        return self._reader.get(kind, namespace, obj["metadata"]["name"])
+
+    def _announce(self, dcd: Mapping[str, Any], changes: ChildChanges) -> None:
+        for reason, names in (
+            ("Created", changes.created),
+            ("Updated", changes.updated),
+            ("Deleted", changes.deleted),
+        ):
+            if names:
+                self._recorder.event(dcd, "Normal", reason, f"{reason} {', '.join(names)}")
+
+    async def _report(self, dcd: Mapping[str, Any], **derive: Any) -> None:
+        status = derive_component_status(dcd, derive.pop("workloads", ()), self._now(), **derive)
+        await self._client.apply_status_if_changed(status, dcd)
+        old_status = dcd.get("status")
+        changed = changed_condition(old_status, status, ConditionTypes.AVAILABLE)
+        if changed is None:
+            return
+        was_available = is_condition_true(
+            (old_status or {}).get("conditions"), ConditionTypes.AVAILABLE
+        )
+        if changed.get("status") == "True":
+            self._recorder.event(dcd, "Normal", "Ready", "Component is available")
+        elif derive.get("failure") is not None or was_available:
+            self._recorder.event(dcd, "Warning", str(changed["reason"]), str(changed["message"]))
+
+
+def pod_requests(pod: Mapping[str, Any], reader: CacheReader) -> Iterable[Request]:
+    """A pod's component: its `nvidia.com/selector` label names the DCD."""
+    metadata = pod.get("metadata") or {}
+    component = (metadata.get("labels") or {}).get(Labels.SELECTOR)
+    return (Request(metadata.get("namespace") or "", component),) if component else ()
+
+
+def secret_requests(
+    component_kind: ResourceKind,
+) -> Callable[[Mapping[str, Any], CacheReader], Iterable[Request]]:
+    """A pull Secret's namespace's DCDs: their pod templates may gain or lose it."""
+
+    def requests(secret: Mapping[str, Any], reader: CacheReader) -> Iterable[Request]:
+        namespace = (secret.get("metadata") or {}).get("namespace") or ""
+        return [
+            Request(namespace, dcd["metadata"]["name"])
+            for dcd in reader.list(component_kind, namespace)
+        ]
+
+    return requests

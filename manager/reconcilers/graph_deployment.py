@@ -1,0 +1,165 @@
+"""The DynamoGraphDeployment reconciler: one DCD per service, the graph's PVCs, planner access.
+
+Five steps per pass, each a call: read the graph from the cache; validate it with the pure
+validators (invalid is terminal until the spec changes: `failed`, one Warning Event, no retry);
+build its DCDs, PVCs and planner access with the pure builders; apply what differs (DCDs of
+services removed from the map are deleted; PVCs are created when missing and never updated, and
+no graph owns them, so deleting the graph keeps the data); derive the status from the cached
+DCDs, write it once if it changed, and emit an Event only on a transition.
+
+No finalizer: garbage collection deletes the DCDs and their children, and a namespace deletion
+never waits for a stopped operator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from dynamo_operator.api import DynamoGraphDeployment
+from dynamo_operator.builders import (
+    BuildContext,
+    BuildError,
+    build_component_deployments,
+    build_persistent_volume_claims,
+)
+from dynamo_operator.builders.service_account import build_planner_access
+from dynamo_operator.settings import OperatorSettings
+from dynamo_operator.status import (
+    ConditionTypes,
+    StatusFailure,
+    changed_condition,
+    derive_graph_status,
+    is_condition_true,
+)
+from dynamo_operator.validation import validate_create
+from manager.cache import CacheReader
+from manager.client import AlreadyExists, BadRequest, Client, Invalid
+from manager.controller import Request, Result
+from manager.events import EventRecorder
+from manager.kinds import PERSISTENT_VOLUME_CLAIM, ResourceKind
+from manager.ownership import ChildChanges, sync_children
+
+__all__ = ["GraphDeploymentReconciler", "GraphKinds"]
+
+READY = ConditionTypes.READY
+
+
+@dataclass(frozen=True, slots=True)
+class GraphKinds:
+    graph: ResourceKind
+    component: ResourceKind
+
+
+class GraphDeploymentReconciler:
+    def __init__(
+        self,
+        *,
+        client: Client,
+        reader: CacheReader,
+        recorder: EventRecorder,
+        kinds: GraphKinds,
+        settings: Callable[[], OperatorSettings],
+        planner_cluster_role_name: str | None,
+        now: Callable[[], datetime],
+    ) -> None:
+        self._client = client
+        self._reader = reader
+        self._recorder = recorder
+        self._kinds = kinds
+        self._settings = settings
+        self._planner_cluster_role_name = planner_cluster_role_name
+        self._now = now
+
+    async def reconcile(self, request: Request) -> Result | None:
+        dgd = self._reader.get(self._kinds.graph, request.namespace, request.name)
+        if dgd is None or dgd["metadata"].get("deletionTimestamp"):
+            return None
+        validation = validate_create(dgd)
+        if not validation.allowed:
+            await self._report(dgd, failure=StatusFailure.invalid(validation))
+            return None
+        model = DynamoGraphDeployment.model_validate(dgd)
+        context = BuildContext(settings=self._settings(), default_namespace=request.namespace)
+        try:
+            components = build_component_deployments(model, context)
+            changes = await sync_children(
+                self._client, self._reader, dgd, components, (self._kinds.component,)
+            )
+            await self._ensure_shared(model, request.namespace, changes)
+            changes.created.extend(await self._create_claims(model, context))
+        except (BuildError, Invalid, BadRequest) as error:
+            await self._report(dgd, failure=StatusFailure.reconcile_error(str(error)))
+            return None
+        self._announce(dgd, changes)
+        await self._report(dgd, waiting=self._missing_claims(model, request.namespace))
+        return None
+
+    async def _ensure_shared(
+        self, model: DynamoGraphDeployment, namespace: str, changes: ChildChanges
+    ) -> None:
+        """Planner access is shared by the namespace's graphs: applied when it differs, never
+        deleted with one graph."""
+        for obj in build_planner_access(model, namespace, self._planner_cluster_role_name):
+            kind = self._client.kind_of(obj)
+            live = self._reader.get(kind, namespace, obj["metadata"]["name"])
+            if await self._client.apply_if_changed(obj, live) and live is None:
+                changes.created.append(f"{kind.kind}/{obj['metadata']['name']}")
+
+    async def _create_claims(
+        self, model: DynamoGraphDeployment, context: BuildContext
+    ) -> list[str]:
+        created = []
+        for claim in build_persistent_volume_claims(model, context):
+            metadata = claim["metadata"]
+            if self._reader.get(PERSISTENT_VOLUME_CLAIM, metadata["namespace"], metadata["name"]):
+                continue  # never resized or rewritten: the claim's data is the user's
+            try:
+                await self._client.create(claim)
+            except AlreadyExists:
+                continue
+            created.append(f"PersistentVolumeClaim/{metadata['name']}")
+        return created
+
+    def _missing_claims(self, model: DynamoGraphDeployment, namespace: str) -> Sequence[str]:
+        return [
+            f"PersistentVolumeClaim {pvc.name} does not exist (create: false: the graph "
+            "expects it to be there)"
+            for pvc in model.spec.pvcs or ()
+            if pvc.name
+            and not pvc.create
+            and self._reader.get(PERSISTENT_VOLUME_CLAIM, namespace, pvc.name) is None
+        ]
+
+    def _announce(self, dgd: Mapping[str, Any], changes: ChildChanges) -> None:
+        for reason, names in (
+            ("Created", changes.created),
+            ("Updated", changes.updated),
+            ("Deleted", changes.deleted),
+        ):
+            if names:
+                self._recorder.event(dgd, "Normal", reason, f"{reason} {', '.join(names)}")
+
+    async def _report(
+        self,
+        dgd: Mapping[str, Any],
+        *,
+        failure: StatusFailure | None = None,
+        waiting: Sequence[str] = (),
+    ) -> None:
+        metadata = dgd["metadata"]
+        components = self._reader.list(
+            self._kinds.component, metadata["namespace"], owner_uid=metadata["uid"]
+        )
+        status = derive_graph_status(dgd, components, self._now(), failure=failure, waiting=waiting)
+        await self._client.apply_status_if_changed(status, dgd)
+        changed = changed_condition(dgd.get("status"), status, READY)
+        if changed is None:
+            return
+        was_ready = is_condition_true((dgd.get("status") or {}).get("conditions"), READY)
+        if changed.get("status") == "True":
+            self._recorder.event(dgd, "Normal", "Ready", str(changed["message"]))
+        elif failure is not None or was_ready:
+            self._recorder.event(dgd, "Warning", str(changed["reason"]), str(changed["message"]))
