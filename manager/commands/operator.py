@@ -27,6 +27,7 @@ from manager.builder import ControllerBuilder
 from manager.cache import Cache, CacheReader
 from manager.client import Client, RestClient
 from manager.client.aiohttp_transport import AiohttpTransport
+from manager.commands.operator_metrics import MeteredReconciler, ResourceCounter
 from manager.commands.run import RunOptions
 from manager.controller import Controller, Request
 from manager.discovery import Discovery, KindRegistry, RequiredKinds, ServedApis
@@ -154,6 +155,7 @@ class _Operator:
         client = Client(rest, identity, kinds=self.kinds)
         self.components = self._component_controller(client)
         self._graph_controller(client)
+        self.manager.add(ResourceCounter(self.cache.reader, GRAPH))
 
     def _listeners(self, options: RunOptions) -> None:
         # The manager's own listeners on the addresses the flags give (0 turns one off).
@@ -226,7 +228,7 @@ class _Operator:
             .watches(POD, pod_requests)
             .watches(SECRET, secret_requests(COMPONENT))
             .with_options(max_concurrent_reconciles=self.options.max_concurrent_reconciles)
-            .complete(reconciler)
+            .complete(MeteredReconciler(reconciler, COMPONENT.kind))
         )
 
     def _graph_controller(self, client: Client) -> Controller:
@@ -246,7 +248,7 @@ class _Operator:
             .owns(COMPONENT)
             .watches(PERSISTENT_VOLUME_CLAIM, _graphs_in_namespace)
             .with_options(max_concurrent_reconciles=self.options.max_concurrent_reconciles)
-            .complete(reconciler)
+            .complete(MeteredReconciler(reconciler, GRAPH.kind))
         )
 
     def _on_served_apis(self, discovery: Discovery, present: frozenset[str]) -> None:
