@@ -10,11 +10,14 @@ from typing import Any
 
 import anyio
 import pytest
+import structlog
 from prometheus_client import REGISTRY
 
+from manager.cache.backoff import Backoff
 from manager.client import KindNotFoundError, KubeError, RestClient
-from manager.discovery import Discovery, KindRegistry, ServedApis
-from manager.kinds import CUSTOM_RESOURCE_DEFINITION, DEPLOYMENT
+from manager.clock import RealClock
+from manager.discovery import Discovery, KindRegistry, RequiredKinds, ServedApis
+from manager.kinds import CUSTOM_RESOURCE_DEFINITION, DEPLOYMENT, ResourceKind
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -135,4 +138,44 @@ async def test_served_apis_notices_a_crd_installed_after_start(
         await rest.delete(CUSTOM_RESOURCE_DEFINITION, None, new_crd["metadata"]["name"])
         with anyio.fail_after(60):
             assert await changes.receive() == {"apps/v1"}
+        tg.cancel_scope.cancel()
+
+
+async def test_required_kinds_waits_saying_why_once_then_starts_when_the_crd_appears(
+    rest: RestClient, new_crd: dict[str, Any]
+) -> None:
+    group_version = f"{new_crd['spec']['group']}/v1"
+    widget = ResourceKind(group_version, "Widget", "widgets", namespaced=True)
+    registry = KindRegistry()
+    gate = RequiredKinds(
+        Discovery(rest, registry),
+        [DEPLOYMENT, widget],
+        backoff=Backoff(RealClock(), initial=0.1, cap=0.2),
+    )
+    with structlog.testing.capture_logs() as logs:
+        await _run_gate_until_the_crd_appears(gate, rest, new_crd)
+    assert gate.served
+    assert registry.kind_for(group_version, "Widget") == widget
+    waiting = [entry for entry in logs if entry["event"] == "waiting for the API server"]
+    assert len(waiting) == 1  # the same reason is said once, however many retries
+    assert "Widget" in waiting[0]["error"]
+
+
+async def _run_gate_until_the_crd_appears(
+    gate: RequiredKinds, rest: RestClient, crd: dict[str, Any]
+) -> None:
+    async with anyio.create_task_group() as tg:
+        started = anyio.Event()
+
+        async def run_gate() -> None:
+            await tg.start(gate.run)
+            started.set()
+
+        tg.start_soon(run_gate)
+        await anyio.sleep(2)  # many retries
+        assert not started.is_set()
+        assert not gate.served
+        await rest.create(CUSTOM_RESOURCE_DEFINITION, crd, field_manager="e2e")
+        with anyio.fail_after(30):
+            await started.wait()
         tg.cancel_scope.cancel()
