@@ -2,4 +2,100 @@
 
 Pydantic models of the Dynamo CRDs, defaults, validation, status derivation and the resource
 builders. Nothing here performs I/O, reads the clock or the environment, or imports asyncio.
+
+The subpackages (``api``, ``builders``, ``crd``, ``status``, ``validation``) each list their own
+public names. This package lists what its top-level modules offer to the rest of the code: the
+constants that form the contract with users and images (``constants``), object names
+(``naming``), image pull secret discovery (``pull_secrets``), offline rendering (``render``)
+and the operator's settings (``settings``).
 """
+
+from dynamo_operator.constants import (
+    DEFAULT_INGRESS_HOST_SUFFIX,
+    GPU_RESOURCE_NAME,
+    HPA_DEFAULT_CPU_UTILIZATION,
+    MAIN_CONTAINER_NAME,
+    MANAGED_BY_OPERATOR,
+    MPI_SSH_MOUNT_PATH,
+    MPI_SSH_SECRET_DEFAULT_NAME,
+    PLANNER_SERVICE_ACCOUNT_NAME,
+    SHARED_MEMORY_DEFAULT_SIZE,
+    SHARED_MEMORY_MOUNT_PATH,
+    SHARED_MEMORY_VOLUME_NAME,
+    TERMINATION_GRACE_PERIOD_SECONDS,
+    VLLM_DEFAULT_COMPILATION_CACHE_PATH,
+    Annotations,
+    Env,
+    Labels,
+    PortNames,
+    Ports,
+)
+from dynamo_operator.naming import (
+    DNS1123_LABEL_MAX_LENGTH,
+    component_deployment_name,
+    component_pod_selector,
+    default_dynamo_namespace,
+    dynamo_namespace,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    leader_worker_set_name,
+)
+from dynamo_operator.pull_secrets import (
+    PullSecretIndex,
+    build_pull_secret_index,
+    discover_image_pull_secrets,
+    is_docker_config_secret,
+)
+from dynamo_operator.render import RenderError, RenderResult, render_objects
+from dynamo_operator.settings import (
+    ALL_OPTIONAL_APIS,
+    LEADER_WORKER_SET_API_VERSION,
+    OPTIONAL_API_GROUP_VERSIONS,
+    POD_GROUP_API_VERSION,
+    VIRTUAL_SERVICE_API_VERSION,
+    OperatorSettings,
+    OptionalApi,
+)
+
+__all__ = [
+    "ALL_OPTIONAL_APIS",
+    "DEFAULT_INGRESS_HOST_SUFFIX",
+    "DNS1123_LABEL_MAX_LENGTH",
+    "GPU_RESOURCE_NAME",
+    "HPA_DEFAULT_CPU_UTILIZATION",
+    "LEADER_WORKER_SET_API_VERSION",
+    "MAIN_CONTAINER_NAME",
+    "MANAGED_BY_OPERATOR",
+    "MPI_SSH_MOUNT_PATH",
+    "MPI_SSH_SECRET_DEFAULT_NAME",
+    "OPTIONAL_API_GROUP_VERSIONS",
+    "PLANNER_SERVICE_ACCOUNT_NAME",
+    "POD_GROUP_API_VERSION",
+    "SHARED_MEMORY_DEFAULT_SIZE",
+    "SHARED_MEMORY_MOUNT_PATH",
+    "SHARED_MEMORY_VOLUME_NAME",
+    "TERMINATION_GRACE_PERIOD_SECONDS",
+    "VIRTUAL_SERVICE_API_VERSION",
+    "VLLM_DEFAULT_COMPILATION_CACHE_PATH",
+    "Annotations",
+    "Env",
+    "Labels",
+    "OperatorSettings",
+    "OptionalApi",
+    "PortNames",
+    "Ports",
+    "PullSecretIndex",
+    "RenderError",
+    "RenderResult",
+    "build_pull_secret_index",
+    "component_deployment_name",
+    "component_pod_selector",
+    "default_dynamo_namespace",
+    "discover_image_pull_secrets",
+    "dynamo_namespace",
+    "is_dns1123_label",
+    "is_dns1123_subdomain",
+    "is_docker_config_secret",
+    "leader_worker_set_name",
+    "render_objects",
+]

@@ -1,5 +1,126 @@
 """An asyncio clone of controller-runtime on kr8s.
 
-The core (everything but `manager.reconcilers`, `manager.app` and `manager.cli`) is generic and
-knows nothing of Dynamo.
+The core (everything but `manager.reconcilers`, `manager.commands` and `manager.cli`) is generic
+and knows nothing of Dynamo. Its subpackages (`cache`, `client`, `controller`, `events`,
+`leaderelection`, `metrics`, `workqueue`) each list their own public names; like
+controller-runtime's root package, this one lists what the core's top-level modules offer:
+the manager and its runnables, the controller builder with its handlers and predicates, kinds,
+discovery, owned children, the clock, logging, identity and the HTTP servers.
+
+`manager.cli` is the console script's entry point and `manager.commands` and
+`manager.reconcilers` sit above the core, so nothing from them is re-exported here.
 """
+
+from manager.builder import ControllerBuilder
+from manager.clock import Clock, FakeClock, RealClock
+from manager.discovery import Discovery, KindRegistry, RequiredKinds, ServedApis
+from manager.handler import (
+    EnqueueHandler,
+    Mapper,
+    enqueue_for_object,
+    enqueue_for_owner,
+    enqueue_mapped,
+)
+from manager.health import Check, HealthProbes
+from manager.http_server import AppServer
+from manager.identity import Identity
+from manager.kinds import (
+    BUILT_IN_KINDS,
+    CONFIG_MAP,
+    CUSTOM_RESOURCE_DEFINITION,
+    DEPLOYMENT,
+    ENDPOINT_SLICE,
+    EVENT,
+    HORIZONTAL_POD_AUTOSCALER,
+    INGRESS,
+    LEASE,
+    NAMESPACE,
+    PERSISTENT_VOLUME_CLAIM,
+    POD,
+    ROLE_BINDING,
+    SECRET,
+    SERVICE,
+    SERVICE_ACCOUNT,
+    ResourceKind,
+)
+from manager.logging import LOG_LEVELS, configure_logging, get_logger, reconcile_context
+from manager.manager import (
+    CacheLike,
+    Drainable,
+    LeaderElectorLike,
+    LeadershipLostError,
+    Manager,
+    Runnable,
+)
+from manager.ownership import ChildChanges, sync_children
+from manager.predicate import (
+    AnnotationsChanged,
+    Funcs,
+    GenerationChanged,
+    LabelsChanged,
+    Predicate,
+    ResourceVersionChanged,
+    and_,
+    new_predicate_funcs,
+    not_,
+    or_,
+)
+
+__all__ = [
+    "BUILT_IN_KINDS",
+    "CONFIG_MAP",
+    "CUSTOM_RESOURCE_DEFINITION",
+    "DEPLOYMENT",
+    "ENDPOINT_SLICE",
+    "EVENT",
+    "HORIZONTAL_POD_AUTOSCALER",
+    "INGRESS",
+    "LEASE",
+    "LOG_LEVELS",
+    "NAMESPACE",
+    "PERSISTENT_VOLUME_CLAIM",
+    "POD",
+    "ROLE_BINDING",
+    "SECRET",
+    "SERVICE",
+    "SERVICE_ACCOUNT",
+    "AnnotationsChanged",
+    "AppServer",
+    "CacheLike",
+    "Check",
+    "ChildChanges",
+    "Clock",
+    "ControllerBuilder",
+    "Discovery",
+    "Drainable",
+    "EnqueueHandler",
+    "FakeClock",
+    "Funcs",
+    "GenerationChanged",
+    "HealthProbes",
+    "Identity",
+    "KindRegistry",
+    "LabelsChanged",
+    "LeaderElectorLike",
+    "LeadershipLostError",
+    "Manager",
+    "Mapper",
+    "Predicate",
+    "RealClock",
+    "RequiredKinds",
+    "ResourceKind",
+    "ResourceVersionChanged",
+    "Runnable",
+    "ServedApis",
+    "and_",
+    "configure_logging",
+    "enqueue_for_object",
+    "enqueue_for_owner",
+    "enqueue_mapped",
+    "get_logger",
+    "new_predicate_funcs",
+    "not_",
+    "or_",
+    "reconcile_context",
+    "sync_children",
+]

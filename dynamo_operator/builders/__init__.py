@@ -4,8 +4,9 @@ never mutates its input, reads the clock, the environment or the network.
 
 One entry per build, each taking a validated model and a ``BuildContext``:
 ``build_component_deployments(dgd, context)``, ``build_persistent_volume_claims(dgd, context)`` and
-``build_component_children(dcd, context)``. Internally the builders read a wire-form view of the
-object (``component.py``, ``graph.py``).
+``build_component_children(dcd, context)``; the planner's ServiceAccount and RoleBinding, shared
+by the graphs of a namespace, come from ``build_planner_access(dgd, namespace, role_name)``.
+Internally the builders read a wire-form view of the object (``component.py``, ``graph.py``).
 """
 
 from dynamo_operator.builders.children import (
@@ -17,6 +18,7 @@ from dynamo_operator.builders.component_deployments import build_component_deplo
 from dynamo_operator.builders.context import BuildContext
 from dynamo_operator.builders.errors import BuildError, InvalidComponentError
 from dynamo_operator.builders.persistent_volume_claims import build_persistent_volume_claims
+from dynamo_operator.builders.service_account import build_planner_access
 
 __all__ = [
     "BuildContext",
@@ -27,4 +29,5 @@ __all__ = [
     "build_component_children",
     "build_component_deployments",
     "build_persistent_volume_claims",
+    "build_planner_access",
 ]

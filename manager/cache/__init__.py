@@ -1,6 +1,8 @@
 """The informer cache: reflectors (list + watch) feeding indexed stores of plain dicts, one
-informer per kind, read synchronously through `CacheReader`."""
+informer per kind, read synchronously through `CacheReader`; and the jittered exponential
+`Backoff` the reflectors retry with, which other watch loops reuse."""
 
+from manager.cache.backoff import Backoff
 from manager.cache.cache import Cache, KindOptions
 from manager.cache.errors import (
     CacheError,
@@ -9,7 +11,7 @@ from manager.cache.errors import (
     IndexNotFoundError,
     KindNotCachedError,
 )
-from manager.cache.informer import EventHandler, Informer, strip_for_cache
+from manager.cache.informer import EventHandler, Informer
 from manager.cache.reader import CacheReader, Labels
 from manager.cache.reflector import Reflector, ReflectorSink
 from manager.cache.selector import LabelSelector, SelectorSyntaxError
@@ -28,6 +30,7 @@ __all__ = [
     "LABEL_INDEX",
     "NAMESPACE_INDEX",
     "OWNER_UID_INDEX",
+    "Backoff",
     "Cache",
     "CacheError",
     "CacheNotSyncedError",
@@ -48,5 +51,4 @@ __all__ = [
     "Store",
     "StoreDelta",
     "object_key",
-    "strip_for_cache",
 ]

@@ -1,5 +1,10 @@
-"""The Kubernetes client: REST verbs over kr8s credentials, server-side apply with compare."""
+"""The Kubernetes client: REST verbs over kr8s credentials, server-side apply with compare.
 
+The HTTP transport is a seam (`Transport`): `Kr8sTransport` sends through kr8s's httpx client,
+`AiohttpTransport` through aiohttp with kr8s's credentials.
+"""
+
+from manager.client.aiohttp_transport import AiohttpTransport
 from manager.client.apply import (
     find_difference,
     find_status_difference,
@@ -27,9 +32,12 @@ from manager.client.errors import (
     Unauthorized,
     UnsupportedMediaType,
 )
-from manager.client.rest import ListPage, PropagationPolicy, RestClient, WatchEvent
+from manager.client.rest import PAGE_SIZE, ListPage, PropagationPolicy, RestClient, WatchEvent
+from manager.client.transport import HttpResponse, Kr8sTransport, StreamResponse, Transport
 
 __all__ = [
+    "PAGE_SIZE",
+    "AiohttpTransport",
     "AlreadyExists",
     "ApiError",
     "BadRequest",
@@ -37,15 +45,19 @@ __all__ = [
     "Conflict",
     "Forbidden",
     "Gone",
+    "HttpResponse",
     "Invalid",
     "KindNotFoundError",
+    "Kr8sTransport",
     "KubeError",
     "ListPage",
     "NotFound",
     "PropagationPolicy",
     "RestClient",
     "ServerError",
+    "StreamResponse",
     "TooManyRequests",
+    "Transport",
     "TransportError",
     "Unauthorized",
     "UnsupportedMediaType",

@@ -1,12 +1,24 @@
 """Serving certificates for the webhook server: generation, rotation, hot reload, sources."""
 
 from webhooks.certificates.directory import DirectoryCertificates, ensure_self_signed_files
-from webhooks.certificates.generation import KeyPair, generate_ca, generate_serving_pair
-from webhooks.certificates.operator_managed import OperatorManagedCertificates
+from webhooks.certificates.generation import (
+    LOCAL_IP_ADDRESSES,
+    KeyPair,
+    generate_ca,
+    generate_serving_pair,
+)
+from webhooks.certificates.operator_managed import (
+    FIELD_MANAGER,
+    SECRET_NAME,
+    OperatorManagedCertificates,
+)
 from webhooks.certificates.rotation import CertificatePolicy, ManagedCertificates
 from webhooks.certificates.tls import ReloadableServerTLS
 
 __all__ = [
+    "FIELD_MANAGER",
+    "LOCAL_IP_ADDRESSES",
+    "SECRET_NAME",
     "CertificatePolicy",
     "DirectoryCertificates",
     "KeyPair",
