@@ -1,7 +1,10 @@
 """Rules for DynamoGraphDeployment: the object alone on create, and against its old self on update.
 
 A graph must be renderable: names of generated children valid, mounts pointing at declared PVCs,
-one Dynamo namespace for all services. Rule order follows reference §6.2.
+one Dynamo namespace for all services. Rules run in the upstream operator's order (at least one
+service, then the PVCs, then each service through the shared service validator), so a user sees
+the issues in the order upstream reports them; the checks upstream lacks (generated names, one
+Dynamo namespace) come last.
 """
 
 from __future__ import annotations

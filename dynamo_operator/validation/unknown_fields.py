@@ -1,7 +1,8 @@
 """Warn about fields the API does not define: they are kept, but nothing acts on them.
 
-The seeds' own ``llm-agg`` example carries a legacy ``pvc`` block on a service; a user deserves to
-hear that the operator ignores it rather than wonder why no volume appears.
+The upstream operator guide's own ``llm-agg`` example (``tests/fixtures/graphs/llm-agg.yaml``)
+carries a legacy ``pvc`` block on a service; a user deserves to hear that the operator ignores it
+rather than wonder why no volume appears.
 
 This walk runs on every admission, so paths are kept as tuples of parts and joined into strings
 only for the rare field that is reported; only fields the user set are visited, and scalars are
