@@ -377,3 +377,21 @@ async def test_server_side_apply_removes_only_the_status_fields_its_manager_alon
     await client.update_status(foreign, field_manager="someone-else")
     after = await client.apply_status({**names, "status": {"state": "failed"}})
     assert after["status"] == {"state": "failed", "observedGeneration": 2}, "a PUT's field stays"
+
+
+async def test_a_status_back_to_what_a_stale_cache_holds_is_still_written(
+    client: Client, cache: Cache, graph_kind: ResourceKind, namespace: str
+) -> None:
+    """Right after a write the cache still shows the old status; going back to it must not be
+    skipped as 'unchanged', or the server would keep the status just written."""
+    await client.create(graph(namespace))
+    old = {"state": "pending"}
+    await client.apply_status_if_changed(old, await cached(cache, graph_kind, namespace, "graph"))
+    live = await cached(cache, graph_kind, namespace, "graph")
+    assert_status(live, old)
+
+    assert await client.apply_status_if_changed(FULL_STATUS, live) is True
+    # `live` is what the cache held before that write: it already agrees with `old`.
+    assert await client.apply_status_if_changed(old, live) is True
+    server = await client.rest.get(graph_kind, namespace, "graph")
+    assert server["status"] == old

@@ -33,6 +33,7 @@ from manager.client.apply import (
 )
 from manager.client.errors import NotFound
 from manager.client.rest import PropagationPolicy, RestClient
+from manager.client.written import WrittenStatuses
 from manager.discovery import KindRegistry
 from manager.identity import Identity
 from manager.kinds import ResourceKind
@@ -50,6 +51,7 @@ class Client:
         self.rest = RestClient.for_api(api)
         self.identity = identity
         self.kinds = kinds if kinds is not None else KindRegistry()
+        self._written_statuses = WrittenStatuses()
 
     def kind_of(self, obj: Mapping[str, Any]) -> ResourceKind:
         """The `ResourceKind` of an object from its `apiVersion` and `kind`;
@@ -121,11 +123,17 @@ class Client:
           value applied by both) would stay, and half of a removed condition fails validation.
 
         When the answer still holds keys the desired status lacks (the cache was behind the
-        server), a second merge patch removes them. The write is not guarded by the object's
+        server), a second merge patch removes them.
+
+        The cache lags the client's own writes: right after a status write, `live` may still hold
+        the status from before it. Comparing with that could skip a write the server needs (the
+        desired status equals the old one but not the one just written), so the status this
+        client last wrote is remembered until the cache has caught up with it, and compared with
+        instead of the stale one. The write is not guarded by the object's
         uid (the server ignores metadata sent to `/status`): a status computed for a deleted
         object could land on a new one of the same name, whose own reconcile then corrects it.
         """
-        live_status = live.get("status") or {}
+        live_status = self._written_statuses.freshest(live)
         difference = find_status_difference(desired_status, live_status)
         if difference is None:
             return False
@@ -140,6 +148,7 @@ class Client:
         if leftovers := status_cleanup_patch(desired_status, written.get("status") or {}):
             _log_write("removing status fields the cache had not seen", live, str(leftovers))
             written = await self._merge_patch_status(live, leftovers)
+        self._written_statuses.remember(written)
         if (left := find_status_difference(desired_status, written.get("status"))) is not None:
             metadata = live["metadata"]
             log.warning(
