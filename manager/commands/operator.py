@@ -28,8 +28,14 @@ from manager.cache import Cache, CacheReader
 from manager.client import Client, RestClient
 from manager.client.aiohttp_transport import AiohttpTransport
 from manager.commands.operator_metrics import MeteredReconciler, ResourceCounter
+from manager.commands.operator_modes import (
+    MARKER_LEASE_NAME,
+    ClaimAwareValidator,
+    HandOver,
+    namespace_marker,
+)
 from manager.commands.run import RunOptions
-from manager.controller import Controller, Request
+from manager.controller import Controller, Reconciler, Request
 from manager.discovery import Discovery, KindRegistry, RequiredKinds, ServedApis
 from manager.events import EventRecorder
 from manager.handler import EnqueueHandler, enqueue_for_owner
@@ -47,9 +53,11 @@ from manager.kinds import (
     ResourceKind,
 )
 from manager.leaderelection import LeaderElector
+from manager.leaderelection.marker import LeaseMarkerLostError
 from manager.logging import configure_logging, get_logger
 from manager.manager import LeadershipLostError, Manager
 from manager.metrics.exporter import metrics_server
+from manager.namespace_claims import ClaimAware, NamespaceClaims
 from manager.predicate import (
     AnnotationsChanged,
     GenerationChanged,
@@ -121,6 +129,12 @@ async def _run(options: RunOptions) -> int:
         await operator.manager.run(handle_signals=True)
     except LeadershipLostError:
         return 1
+    except BaseExceptionGroup as group:
+        lost = group.subgroup(LeaseMarkerLostError)
+        if lost is None:
+            raise
+        log.error("namespace marker lost; exiting", error=str(lost.exceptions[0]))
+        return 1
     finally:
         await rest.transport.aclose()
     return 0
@@ -134,6 +148,12 @@ class _Operator:
         self.kinds = KindRegistry()
         discovery = Discovery(rest, self.kinds)
         self.cache = Cache(rest, namespace=options.restricted_namespace)
+        # Cluster-wide, keep out of namespaces a namespace-restricted operator has claimed.
+        self.claims = (
+            None
+            if options.restricted_namespace
+            else NamespaceClaims(self.cache, lease_name=MARKER_LEASE_NAME)
+        )
         self.settings = dataclasses.replace(options.settings, available_apis=frozenset())
         self.manager = Manager(
             cache=self.cache,
@@ -144,18 +164,41 @@ class _Operator:
         )
         self._listeners(options)
         self.manager.add(RequiredKinds(discovery, list(_CUSTOM_KINDS.values())))
+        if options.restricted_namespace:
+            self.manager.add(
+                namespace_marker(
+                    rest,
+                    identity,
+                    namespace=options.restricted_namespace,
+                    operator_version=options.operator_version,
+                    duration=options.namespace_scope_lease_duration,
+                    renew_interval=options.namespace_scope_lease_renew_interval,
+                )
+            )
         served = ServedApis(discovery, OPTIONAL_API_GROUP_VERSIONS.values())
         served.add_listener(lambda present: self._on_served_apis(discovery, present))
         self.manager.add(served)
         self.recorder = EventRecorder(rest, identity)
         self.manager.add(self.recorder)
+        if self.claims is not None:
+            self.manager.add(self.claims)
         if options.enable_webhooks:
             self.manager.add(self._webhook_server(rest))
         self._register_cache()
         client = Client(rest, identity, kinds=self.kinds)
         self.components = self._component_controller(client)
-        self._graph_controller(client)
-        self.manager.add(ResourceCounter(self.cache.reader, GRAPH))
+        graphs = self._graph_controller(client)
+        if self.claims is not None:
+            self.claims.add_listener(
+                HandOver(
+                    self.cache.reader,
+                    self.recorder,
+                    GRAPH,
+                    ((graphs, GRAPH), (self.components, COMPONENT)),
+                )
+            )
+        exclude = self.claims.is_claimed if self.claims is not None else None
+        self.manager.add(ResourceCounter(self.cache.reader, GRAPH, exclude=exclude))
 
     def _listeners(self, options: RunOptions) -> None:
         # The manager's own listeners on the addresses the flags give (0 turns one off).
@@ -167,7 +210,10 @@ class _Operator:
             self.manager.metrics_server = metrics_server(host=host, port=port)
 
     def _leader_elector(self, rest: RestClient, identity: Identity) -> LeaderElector | None:
-        if not self.options.leader_elect or self.options.restricted_namespace:
+        if not self.options.leader_elect:
+            return None
+        if self.options.restricted_namespace:
+            log.info("leader election is off in namespace-restricted mode")
             return None
         return LeaderElector(
             rest,
@@ -190,7 +236,11 @@ class _Operator:
         )
         server = WebhookServer(
             certificates=certificates,
-            validator=dynamo_operator.validation,
+            validator=(
+                dynamo_operator.validation
+                if self.claims is None
+                else ClaimAwareValidator(self.claims)
+            ),
             port=self.options.webhook_port,
         )
         self.manager.health.add_readyz_check("webhook-server", lambda: server.ready)
@@ -228,7 +278,7 @@ class _Operator:
             .watches(POD, pod_requests)
             .watches(SECRET, secret_requests(COMPONENT))
             .with_options(max_concurrent_reconciles=self.options.max_concurrent_reconciles)
-            .complete(MeteredReconciler(reconciler, COMPONENT.kind))
+            .complete(self._claim_aware(MeteredReconciler(reconciler, COMPONENT.kind)))
         )
 
     def _graph_controller(self, client: Client) -> Controller:
@@ -248,8 +298,11 @@ class _Operator:
             .owns(COMPONENT)
             .watches(PERSISTENT_VOLUME_CLAIM, _graphs_in_namespace)
             .with_options(max_concurrent_reconciles=self.options.max_concurrent_reconciles)
-            .complete(MeteredReconciler(reconciler, GRAPH.kind))
+            .complete(self._claim_aware(MeteredReconciler(reconciler, GRAPH.kind)))
         )
+
+    def _claim_aware(self, reconciler: Reconciler) -> Reconciler:
+        return reconciler if self.claims is None else ClaimAware(reconciler, self.claims)
 
     def _on_served_apis(self, discovery: Discovery, present: frozenset[str]) -> None:
         """Use an optional API from the moment the cluster serves it: cache and watch its

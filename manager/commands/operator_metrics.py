@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter as Tally
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import anyio
@@ -110,20 +111,30 @@ class MeteredReconciler:
 
 
 class ResourceCounter:
-    """Recounts the cached objects of `kind` by namespace and `status.state` every `interval`."""
+    """Recounts the cached objects of `kind` by namespace and `status.state` every `interval`,
+    leaving out the namespaces `exclude` names (another operator's)."""
 
     needs_leader_election = False
 
-    def __init__(self, reader: CacheReader, kind: ResourceKind, *, interval: float = 30.0) -> None:
+    def __init__(
+        self,
+        reader: CacheReader,
+        kind: ResourceKind,
+        *,
+        interval: float = 30.0,
+        exclude: Callable[[str], bool] | None = None,
+    ) -> None:
         self._reader = reader
         self._kind = kind
         self._interval = interval
+        self._exclude = exclude or (lambda _namespace: False)
 
     def count(self) -> None:
         """Reset the gauge and count again (the kind's informer must have synced)."""
         tally = Tally(
             (obj["metadata"].get("namespace") or "", (obj.get("status") or {}).get("state"))
             for obj in self._reader.list(self._kind)
+            if not self._exclude(obj["metadata"].get("namespace") or "")
         )
         RESOURCES.clear()
         for (namespace, state), count in tally.items():

@@ -1,0 +1,129 @@
+"""A Lease that says "this namespace is taken": held while the process runs, deleted when it stops.
+
+Not an election: one process writes it and nobody competes for it. Others read it
+(`manager.namespace_claims`) and keep out of the namespace while it is live, i.e. while
+`renewTime + leaseDurationSeconds` lies in the future.
+
+- Written at start (created or taken over) with `renewTime` set, so it is live from its first
+  write; the process does not start when that write fails.
+- Renewed every `renew_interval` with a server-side apply (one request; it also re-creates a
+  Lease someone deleted).
+- Split-brain guard: after `floor(duration / renew_interval) - 1` consecutive failed renewals (at
+  least one), `run` raises `LeaseMarkerLostError` so the process exits *before* the Lease can
+  expire and another process moves into the namespace while this one still acts there.
+- Deleted on a clean stop (cancellation), within a few seconds, so the namespace is released at
+  once rather than when the Lease expires.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from typing import Any
+
+import anyio
+from anyio.abc import TaskStatus
+
+from manager.client.errors import KubeError, NotFound
+from manager.client.rest import RestClient
+from manager.clock import Clock, RealClock
+from manager.identity import Identity
+from manager.kinds import LEASE
+from manager.leaderelection.record import format_micro_time
+from manager.logging import get_logger
+
+__all__ = ["LeaseMarker", "LeaseMarkerLostError"]
+
+log = get_logger("manager.leaderelection.marker")
+
+DELETE_TIMEOUT = 5.0
+
+
+class LeaseMarkerLostError(Exception):
+    """Renewals kept failing: the marker may expire while this process still acts."""
+
+
+class LeaseMarker:
+    needs_leader_election = False
+
+    def __init__(
+        self,
+        api: Any,
+        identity: Identity,
+        *,
+        name: str,
+        namespace: str,
+        holder_identity: str,
+        duration: float,
+        renew_interval: float,
+        clock: Clock | None = None,
+    ) -> None:
+        if duration <= 0 or renew_interval <= 0 or renew_interval >= duration:
+            raise ValueError("the renew interval must be positive and shorter than the duration")
+        self._rest = RestClient.for_api(api)
+        self._field_manager = identity.leader_election_field_manager
+        self.name = name
+        self.namespace = namespace
+        self.holder_identity = holder_identity
+        self.duration = duration
+        self.renew_interval = renew_interval
+        self.max_failures = max(1, math.floor(duration / renew_interval) - 1)
+        self._clock = clock or RealClock()
+        self._acquired = format_micro_time(datetime.now(UTC))
+
+    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        await self.renew()
+        log.info("namespace marker written", namespace=self.namespace, lease=self.name)
+        task_status.started()
+        try:
+            await self._keep_renewing()
+        finally:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(DELETE_TIMEOUT):
+                await self._delete()
+
+    async def renew(self) -> None:
+        """Write the Lease as live from now (creating it when it is missing)."""
+        now = format_micro_time(datetime.now(UTC))
+        lease = {
+            "apiVersion": LEASE.api_version,
+            "kind": LEASE.kind,
+            "metadata": {"name": self.name, "namespace": self.namespace},
+            "spec": {
+                "holderIdentity": self.holder_identity,
+                "leaseDurationSeconds": max(1, round(self.duration)),
+                "acquireTime": self._acquired,
+                "renewTime": now,
+            },
+        }
+        await self._rest.apply(LEASE, lease, field_manager=self._field_manager, force=True)
+
+    async def _keep_renewing(self) -> None:
+        failures = 0
+        while True:
+            await self._clock.sleep_until(self._clock.now() + self.renew_interval)
+            try:
+                await self.renew()
+                failures = 0
+            except KubeError as error:
+                failures += 1
+                log.warning(
+                    "namespace marker renewal failed",
+                    namespace=self.namespace,
+                    failures=failures,
+                    limit=self.max_failures,
+                    error=str(error),
+                )
+                if failures >= self.max_failures:
+                    raise LeaseMarkerLostError(
+                        f"Lease {self.namespace}/{self.name} not renewed {failures} times in a "
+                        "row: stopping before it expires"
+                    ) from error
+
+    async def _delete(self) -> None:
+        try:
+            await self._rest.delete(LEASE, self.namespace, self.name)
+            log.info("namespace marker deleted", namespace=self.namespace, lease=self.name)
+        except NotFound:
+            pass
+        except KubeError as error:
+            log.warning("namespace marker not deleted", namespace=self.namespace, error=str(error))
