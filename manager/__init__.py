@@ -52,6 +52,7 @@ from manager.manager import (
     Manager,
     Runnable,
 )
+from manager.namespace_claims import ClaimAware, NamespaceClaims, lease_expiry
 from manager.ownership import ChildChanges, sync_children
 from manager.predicate import (
     AnnotationsChanged,
@@ -89,6 +90,7 @@ __all__ = [
     "CacheLike",
     "Check",
     "ChildChanges",
+    "ClaimAware",
     "Clock",
     "ControllerBuilder",
     "Discovery",
@@ -105,6 +107,7 @@ __all__ = [
     "LeadershipLostError",
     "Manager",
     "Mapper",
+    "NamespaceClaims",
     "Predicate",
     "RealClock",
     "RequiredKinds",
@@ -118,6 +121,7 @@ __all__ = [
     "enqueue_for_owner",
     "enqueue_mapped",
     "get_logger",
+    "lease_expiry",
     "new_predicate_funcs",
     "not_",
     "or_",

@@ -19,14 +19,20 @@ import anyio
 import kr8s.asyncio
 
 import dynamo_operator.validation
-from dynamo_operator.api import API_VERSION
-from dynamo_operator.constants import MANAGED_BY_OPERATOR, Labels
-from dynamo_operator.crd import CUSTOM_RESOURCES
 from dynamo_operator.settings import OPTIONAL_API_GROUP_VERSIONS, OptionalApi
 from manager.builder import ControllerBuilder
 from manager.cache import Cache, CacheReader
 from manager.client import Client, RestClient
 from manager.client.aiohttp_transport import AiohttpTransport
+from manager.commands.operator_kinds import (
+    COMPONENT,
+    COMPONENT_CHILDREN,
+    CUSTOM_KINDS,
+    GRAPH,
+    MANAGED_SELECTOR,
+    OPTIONAL_KINDS,
+    register_cache_options,
+)
 from manager.commands.operator_metrics import MeteredReconciler, ResourceCounter
 from manager.commands.operator_modes import (
     MARKER_LEASE_NAME,
@@ -46,11 +52,8 @@ from manager.kinds import (
     INGRESS,
     PERSISTENT_VOLUME_CLAIM,
     POD,
-    ROLE_BINDING,
     SECRET,
     SERVICE,
-    SERVICE_ACCOUNT,
-    ResourceKind,
 )
 from manager.leaderelection import LeaderElector
 from manager.leaderelection.marker import LeaseMarkerLostError
@@ -75,7 +78,7 @@ from manager.reconcilers.graph_deployment import GraphDeploymentReconciler, Grap
 from webhooks import DirectoryCertificates, OperatorManagedCertificates, WebhookServer
 from webhooks.certificates.rotation import CertificatePolicy
 
-__all__ = ["run_operator"]
+__all__ = ["COMPONENT", "GRAPH", "run_operator"]
 
 PRODUCT = "dynamo-operator"
 WEBHOOK_SERVICE = "dynamo-operator-webhook-service"
@@ -83,28 +86,6 @@ WEBHOOK_SERVICE = "dynamo-operator-webhook-service"
 DOMAIN = "nvidia.com"
 
 log = get_logger("dynamo_operator.run")
-
-_CUSTOM_KINDS = {
-    resource.kind: ResourceKind(API_VERSION, resource.kind, resource.plural, namespaced=True)
-    for resource in CUSTOM_RESOURCES
-}
-GRAPH = _CUSTOM_KINDS["DynamoGraphDeployment"]
-COMPONENT = _CUSTOM_KINDS["DynamoComponentDeployment"]
-
-_OPTIONAL_KINDS: dict[OptionalApi, ResourceKind] = {
-    "lws": ResourceKind(
-        OPTIONAL_API_GROUP_VERSIONS["lws"], "LeaderWorkerSet", "leaderworkersets", True
-    ),
-    "volcano": ResourceKind(OPTIONAL_API_GROUP_VERSIONS["volcano"], "PodGroup", "podgroups", True),
-    "istio": ResourceKind(
-        OPTIONAL_API_GROUP_VERSIONS["istio"], "VirtualService", "virtualservices", True
-    ),
-}
-_COMPONENT_CHILDREN = (DEPLOYMENT, SERVICE, INGRESS, HORIZONTAL_POD_AUTOSCALER)
-# Children and pods carry the component's selector label; caching only those keeps the operator
-# from holding every Deployment and Pod of the cluster.
-_MANAGED = Labels.SELECTOR
-_SHARED = f"{Labels.MANAGED_BY}={MANAGED_BY_OPERATOR}"
 
 
 def run_operator(options: RunOptions) -> int:
@@ -163,7 +144,7 @@ class _Operator:
             metrics_port=None,
         )
         self._listeners(options)
-        self.manager.add(RequiredKinds(discovery, list(_CUSTOM_KINDS.values())))
+        self.manager.add(RequiredKinds(discovery, list(CUSTOM_KINDS.values())))
         if options.restricted_namespace:
             self.manager.add(
                 namespace_marker(
@@ -184,7 +165,7 @@ class _Operator:
             self.manager.add(self.claims)
         if options.enable_webhooks:
             self.manager.add(self._webhook_server(rest))
-        self._register_cache()
+        register_cache_options(self.cache)
         client = Client(rest, identity, kinds=self.kinds)
         self.components = self._component_controller(client)
         graphs = self._graph_controller(client)
@@ -246,15 +227,6 @@ class _Operator:
         self.manager.health.add_readyz_check("webhook-server", lambda: server.ready)
         return server
 
-    def _register_cache(self) -> None:
-        for kind in _COMPONENT_CHILDREN:
-            self.cache.register(kind, label_selector=_MANAGED)
-        self.cache.register(POD, label_selector=_MANAGED)
-        self.cache.register(SECRET, field_selector="type=kubernetes.io/dockerconfigjson")
-        self.cache.register(SERVICE_ACCOUNT, label_selector=_SHARED)
-        self.cache.register(ROLE_BINDING, label_selector=_SHARED)
-        self.cache.register(PERSISTENT_VOLUME_CLAIM)
-
     def _component_controller(self, client: Client) -> Controller:
         reconciler = ComponentDeploymentReconciler(
             client=client,
@@ -262,7 +234,7 @@ class _Operator:
             recorder=self.recorder,
             kinds=ComponentKinds(
                 component=COMPONENT,
-                children=(*_COMPONENT_CHILDREN, *_OPTIONAL_KINDS.values()),
+                children=(*COMPONENT_CHILDREN, *OPTIONAL_KINDS.values()),
             ),
             settings=lambda: self.settings,
             now=_now,
@@ -312,11 +284,11 @@ class _Operator:
         )
         self.settings = dataclasses.replace(self.settings, available_apis=served)
         for name in served:
-            kind = _OPTIONAL_KINDS[name]
+            kind = OPTIONAL_KINDS[name]
             if kind in self.kinds:
                 continue
             self.kinds.add(kind)
-            informer = self.cache.register(kind, label_selector=_MANAGED)
+            informer = self.cache.register(kind, label_selector=MANAGED_SELECTOR)
             handler = EnqueueHandler(
                 self.components.queue, enqueue_for_owner(COMPONENT), self.cache.reader
             )

@@ -1,0 +1,72 @@
+"""The kinds `dynamo-operator run` reads and writes, and what its cache holds of each.
+
+Our own kinds are known statically from the CRD table (discovery only confirms they are served);
+the optional ones (LeaderWorkerSet, Volcano PodGroup, Istio VirtualService) are used once the
+cluster serves their group-version.
+"""
+
+from __future__ import annotations
+
+from dynamo_operator.api import API_VERSION
+from dynamo_operator.constants import MANAGED_BY_OPERATOR, Labels
+from dynamo_operator.crd import CUSTOM_RESOURCES
+from dynamo_operator.settings import OPTIONAL_API_GROUP_VERSIONS, OptionalApi
+from manager.cache import Cache
+from manager.kinds import (
+    DEPLOYMENT,
+    HORIZONTAL_POD_AUTOSCALER,
+    INGRESS,
+    PERSISTENT_VOLUME_CLAIM,
+    POD,
+    ROLE_BINDING,
+    SECRET,
+    SERVICE,
+    SERVICE_ACCOUNT,
+    ResourceKind,
+)
+
+__all__ = [
+    "COMPONENT",
+    "COMPONENT_CHILDREN",
+    "CUSTOM_KINDS",
+    "GRAPH",
+    "MANAGED_SELECTOR",
+    "OPTIONAL_KINDS",
+    "SHARED_SELECTOR",
+    "register_cache_options",
+]
+
+CUSTOM_KINDS = {
+    resource.kind: ResourceKind(API_VERSION, resource.kind, resource.plural, namespaced=True)
+    for resource in CUSTOM_RESOURCES
+}
+GRAPH = CUSTOM_KINDS["DynamoGraphDeployment"]
+COMPONENT = CUSTOM_KINDS["DynamoComponentDeployment"]
+
+OPTIONAL_KINDS: dict[OptionalApi, ResourceKind] = {
+    "lws": ResourceKind(
+        OPTIONAL_API_GROUP_VERSIONS["lws"], "LeaderWorkerSet", "leaderworkersets", True
+    ),
+    "volcano": ResourceKind(OPTIONAL_API_GROUP_VERSIONS["volcano"], "PodGroup", "podgroups", True),
+    "istio": ResourceKind(
+        OPTIONAL_API_GROUP_VERSIONS["istio"], "VirtualService", "virtualservices", True
+    ),
+}
+COMPONENT_CHILDREN = (DEPLOYMENT, SERVICE, INGRESS, HORIZONTAL_POD_AUTOSCALER)
+# Children and pods carry the component's selector label; caching only those keeps the operator
+# from holding every Deployment and Pod of the cluster.
+MANAGED_SELECTOR = Labels.SELECTOR
+SHARED_SELECTOR = f"{Labels.MANAGED_BY}={MANAGED_BY_OPERATOR}"
+
+
+def register_cache_options(cache: Cache) -> None:
+    """Cache only what the operator manages: children and pods by their selector label, pull
+    secrets by type, shared planner access by its managed-by label; every PVC (a graph may
+    name a claim the user made)."""
+    for kind in COMPONENT_CHILDREN:
+        cache.register(kind, label_selector=MANAGED_SELECTOR)
+    cache.register(POD, label_selector=MANAGED_SELECTOR)
+    cache.register(SECRET, field_selector="type=kubernetes.io/dockerconfigjson")
+    cache.register(SERVICE_ACCOUNT, label_selector=SHARED_SELECTOR)
+    cache.register(ROLE_BINDING, label_selector=SHARED_SELECTOR)
+    cache.register(PERSISTENT_VOLUME_CLAIM)
