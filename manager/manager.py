@@ -10,7 +10,8 @@ are ready too and fail-over needs no restart.
 Graceful shutdown (`request_shutdown`, SIGTERM or SIGINT with `handle_signals=True`) runs in the
 reverse order: controllers drain (finish in-flight reconciles, start no new ones) within
 `graceful_shutdown_timeout`, then the lease is released so a stand-by takes over at once, then
-caches, other runnables and servers are cancelled. A second signal cancels everything at once.
+caches, other runnables and servers are cancelled. A second signal cancels everything at once, and
+so does a first one that arrives before start-up finished (nothing runs yet that could be drained).
 Losing leadership stops the controllers without draining (another replica may already be acting)
 and makes `run` raise `LeadershipLostError`, so the process exits and restarts as a candidate.
 """
@@ -124,6 +125,7 @@ class Manager:
         self._leader_runnables: list[Runnable] = []
         self._caches_synced = False
         self._started = False
+        self._ready = False
         self._shutdown = anyio.Event()
         self._leadership_lost = False
         self._elected = False
@@ -166,6 +168,7 @@ class Manager:
             started_others = [await self._start(tg, runnable) for runnable in self._runnables]
             started_caches = await self._start_caches(tg)
             log.info("manager ready", runnables=len(self.runnables))
+            self._ready = True
             task_status.started()
             leaders: list[_Running] = []
             leading = anyio.CancelScope()
@@ -247,6 +250,13 @@ class Manager:
     async def _watch_signals(self, everything: anyio.CancelScope) -> None:
         with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
             async for signum in signals:
+                if not self._ready:
+                    # Still starting (waiting for the API server, a certificate, a cache):
+                    # nothing to drain, and the start-up steps never look at the shutdown flag.
+                    log.info("shutdown signal received while starting", signal=signum)
+                    self._shutdown.set()
+                    everything.cancel()
+                    return
                 if self._shutdown.is_set():
                     log.warning("second signal, exiting at once", signal=signum)
                     everything.cancel()

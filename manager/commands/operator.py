@@ -111,11 +111,7 @@ async def _run(options: RunOptions) -> int:
     except LeadershipLostError:
         return 1
     except BaseExceptionGroup as group:
-        lost = group.subgroup(LeaseMarkerLostError)
-        if lost is None:
-            raise
-        log.error("namespace marker lost; exiting", error=str(lost.exceptions[0]))
-        return 1
+        return _exit_code(group)
     finally:
         await rest.transport.aclose()
     return 0
@@ -298,6 +294,24 @@ class _Operator:
             for dcd in self.cache.reader.list(COMPONENT):
                 metadata = dcd["metadata"]
                 self.components.queue.add(Request(metadata["namespace"], metadata["name"]))
+
+
+def _exit_code(group: BaseExceptionGroup[BaseException]) -> int:
+    """One clear line for the failures an operator meets outside its code (a port taken, the
+    namespace marker lost); anything else is a bug and keeps its traceback."""
+    if (lost := group.subgroup(LeaseMarkerLostError)) is not None:
+        log.error("namespace marker lost; exiting", error=str(_first(lost)))
+        return 1
+    if (unbound := group.subgroup(OSError)) is not None:
+        log.error("cannot listen", error=str(_first(unbound)))
+        return 1
+    raise group
+
+
+def _first(error: BaseException) -> BaseException:
+    while isinstance(error, BaseExceptionGroup):
+        error = error.exceptions[0]
+    return error
 
 
 def _spec_or_metadata_changed() -> Predicate:

@@ -225,6 +225,26 @@ async def test_sigterm_shuts_down_gracefully() -> None:
     assert events == ["start server", "stop server"]
 
 
+async def test_sigterm_while_still_starting_stops_at_once() -> None:
+    """A runnable that never reports started (an API server that never answers) must not make
+    the process deaf to SIGTERM."""
+
+    class NeverStarts:
+        async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+            events.append("waiting forever")
+            await anyio.sleep_forever()
+
+    manager = quiet_manager()
+    manager.add(NeverStarts())
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(partial(manager.run, handle_signals=True))
+            await anyio.wait_all_tasks_blocked()
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    assert events == ["waiting forever"]
+
+
 async def test_a_failing_runnable_fails_the_manager() -> None:
     class Broken:
         async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
