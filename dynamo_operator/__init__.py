@@ -8,7 +8,12 @@ public names. This package lists what its top-level modules offer to the rest of
 constants that form the contract with users and images (``constants``), object names
 (``naming``), image pull secret discovery (``pull_secrets``), offline rendering (``render``)
 and the operator's settings (``settings``).
+
+``render`` pulls in every builder, which ``validate`` and the webhooks never need, so its names
+are imported on first use (PEP 562 ``__getattr__``); the rest is cheap and imported here.
 """
+
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from dynamo_operator.constants import (
     DEFAULT_INGRESS_HOST_SUFFIX,
@@ -46,7 +51,6 @@ from dynamo_operator.pull_secrets import (
     discover_image_pull_secrets,
     is_docker_config_secret,
 )
-from dynamo_operator.render import RenderError, RenderResult, render_objects
 from dynamo_operator.settings import (
     ALL_OPTIONAL_APIS,
     LEADER_WORKER_SET_API_VERSION,
@@ -56,6 +60,9 @@ from dynamo_operator.settings import (
     OperatorSettings,
     OptionalApi,
 )
+
+if _TYPE_CHECKING:
+    from dynamo_operator.render import RenderError, RenderResult, render_objects
 
 __all__ = [
     "ALL_OPTIONAL_APIS",
@@ -99,3 +106,16 @@ __all__ = [
     "leader_worker_set_name",
     "render_objects",
 ]
+
+
+_RENDER_NAMES = frozenset({"RenderError", "RenderResult", "render_objects"})
+
+
+def __getattr__(name: str) -> object:
+    if name not in _RENDER_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import dynamo_operator.render
+
+    value = getattr(dynamo_operator.render, name)
+    globals()[name] = value
+    return value

@@ -1,21 +1,31 @@
-"""The validating admission webhook server for the Dynamo resources."""
+"""The validating admission webhook server for the Dynamo resources.
 
-from webhooks.app import build_app
-from webhooks.certificates.directory import DirectoryCertificates
-from webhooks.certificates.operator_managed import OperatorManagedCertificates
-from webhooks.certificates.rotation import CertificatePolicy
-from webhooks.endpoints import DEFAULT_PORT, ENDPOINTS, WebhookEndpoint
-from webhooks.errors import CertificateError, WebhookError
-from webhooks.handlers import ResourceValidator
-from webhooks.manifests import (
-    OPERATOR_NAMESPACE_LABEL,
-    VALIDATING_WEBHOOK_CONFIGURATION,
-    ServiceTarget,
-    UrlTarget,
-    build_validating_webhook_configuration,
-)
-from webhooks.server import CertificateSource, WebhookServer
-from webhooks.standalone import CertMode, serve_standalone
+The public names are imported on first use (`manager.lazy`): `dynamo-operator
+webhook-server` needs the standalone server, not the operator-managed certificates and their
+Kubernetes client.
+"""
+
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+from manager.lazy import lazy_exports as _lazy_exports
+
+if _TYPE_CHECKING:
+    from webhooks.app import build_app
+    from webhooks.certificates.directory import DirectoryCertificates
+    from webhooks.certificates.operator_managed import OperatorManagedCertificates
+    from webhooks.certificates.rotation import CertificatePolicy
+    from webhooks.endpoints import DEFAULT_PORT, ENDPOINTS, WebhookEndpoint
+    from webhooks.errors import CertificateError, WebhookError
+    from webhooks.handlers import ResourceValidator
+    from webhooks.manifests import (
+        OPERATOR_NAMESPACE_LABEL,
+        VALIDATING_WEBHOOK_CONFIGURATION,
+        ServiceTarget,
+        UrlTarget,
+        build_validating_webhook_configuration,
+    )
+    from webhooks.server import CertificateSource, WebhookServer
+    from webhooks.standalone import CertMode, serve_standalone
 
 __all__ = [
     "DEFAULT_PORT",
@@ -38,3 +48,25 @@ __all__ = [
     "build_validating_webhook_configuration",
     "serve_standalone",
 ]
+
+__getattr__, __dir__ = _lazy_exports(
+    __name__,
+    {
+        "webhooks.app": ("build_app",),
+        "webhooks.certificates.directory": ("DirectoryCertificates",),
+        "webhooks.certificates.operator_managed": ("OperatorManagedCertificates",),
+        "webhooks.certificates.rotation": ("CertificatePolicy",),
+        "webhooks.endpoints": ("DEFAULT_PORT", "ENDPOINTS", "WebhookEndpoint"),
+        "webhooks.errors": ("CertificateError", "WebhookError"),
+        "webhooks.handlers": ("ResourceValidator",),
+        "webhooks.manifests": (
+            "OPERATOR_NAMESPACE_LABEL",
+            "VALIDATING_WEBHOOK_CONFIGURATION",
+            "ServiceTarget",
+            "UrlTarget",
+            "build_validating_webhook_configuration",
+        ),
+        "webhooks.server": ("CertificateSource", "WebhookServer"),
+        "webhooks.standalone": ("CertMode", "serve_standalone"),
+    },
+)
