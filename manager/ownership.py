@@ -1,10 +1,18 @@
 """Make an owner's children exactly the desired ones: apply what differs, delete what is left over.
 
 The reconcilers' `apply` step. Desired children are compared with the cached live objects and
-applied only when they differ (`Client.apply_if_changed`); a cached child controlled by the owner
-(ownerReference with `controller: true` and the owner's uid) that is not desired any more is
-deleted. Kinds whose informer has not synced (an optional API the cluster does not serve) are
-skipped for deletion: nothing of them can exist.
+applied only when they differ (the rules of `Client.apply_if_changed`: stamped with the applied
+digest, compared on the fields they set); a cached child controlled by the owner (ownerReference
+with `controller: true` and the owner's uid) that is not desired any more is deleted. Kinds whose
+informer has not synced (an optional API the cluster does not serve) are skipped for deletion:
+nothing of them can exist.
+
+The cache lags the writes: right after a child is applied, the cached copy still shows the child
+as it was, with a status that describes the old spec (a Deployment fully rolled out at its old
+generation). Reading readiness from it would report a change as finished before its rollout has
+even started. So the server's answer to each write is kept (`ChildChanges.written`) and
+`ChildChanges.freshest` prefers it to a cached copy older than it: its `metadata.generation`
+says whether the write changed the spec, its status what the child's controller had observed.
 """
 
 from __future__ import annotations
@@ -13,11 +21,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import structlog
+
 from manager.cache import CacheReader
-from manager.client import Client
+from manager.client import Client, find_difference, with_applied_digest
 from manager.kinds import ResourceKind
 
 __all__ = ["ChildChanges", "is_controlled_by", "sync_children"]
+
+log = structlog.get_logger("manager.ownership")
 
 
 @dataclass
@@ -27,9 +39,27 @@ class ChildChanges:
     created: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
+    written: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    """The API server's answer to each apply, by (kind, name)."""
 
     def __bool__(self) -> bool:
         return bool(self.created or self.updated or self.deleted)
+
+    def freshest(
+        self, kind: str, name: str, cached: Mapping[str, Any] | None
+    ) -> Mapping[str, Any] | None:
+        """The newer of the cached child and the one this sync wrote (the written one when
+        their resourceVersions do not compare as numbers: it cannot be older than the read)."""
+        written = self.written.get((kind, name))
+        if written is None:
+            return cached
+        if cached is None:
+            return written
+        cached_version = _version(cached)
+        written_version = _version(written)
+        if cached_version is not None and written_version is not None:
+            return cached if cached_version > written_version else written
+        return written
 
 
 def is_controlled_by(obj: Mapping[str, Any], owner_uid: str) -> bool:
@@ -57,7 +87,9 @@ async def sync_children(
         name = obj["metadata"]["name"]
         wanted.add((kind.kind, name))
         live = reader.get(kind, namespace, name) if reader.has_synced(kind) else None
-        if await client.apply_if_changed(obj, live):
+        written = await _apply_if_changed(client, obj, live)
+        if written is not None:
+            changes.written[(kind.kind, name)] = written
             (changes.created if live is None else changes.updated).append(f"{kind.kind}/{name}")
     for kind in child_kinds:
         if not reader.has_synced(kind):
@@ -69,3 +101,31 @@ async def sync_children(
             if await client.delete(kind, namespace, name):
                 changes.deleted.append(f"{kind.kind}/{name}")
     return changes
+
+
+async def _apply_if_changed(
+    client: Client, desired: Mapping[str, Any], live: Mapping[str, Any] | None
+) -> dict[str, Any] | None:
+    """`Client.apply_if_changed`, returning what the server answered (None: nothing written)."""
+    if "status" in desired:
+        raise ValueError(f"a desired {desired.get('kind')} carries a status; children never do")
+    stamped = with_applied_digest(desired, client.identity.applied_digest_annotation)
+    difference = "(absent)" if live is None else find_difference(stamped, live)
+    if difference is None:
+        return None
+    metadata = stamped["metadata"]
+    log.debug(
+        "applying",
+        kind=stamped.get("kind"),
+        namespace=metadata.get("namespace"),
+        name=metadata.get("name"),
+        field=difference,
+    )
+    return await client.apply(stamped)
+
+
+def _version(obj: Mapping[str, Any]) -> int | None:
+    try:
+        return int((obj.get("metadata") or {}).get("resourceVersion") or "")
+    except ValueError:
+        return None

@@ -92,7 +92,7 @@ class ComponentDeploymentReconciler:
         workloads = [
             live
             for obj in children.workload
-            if (live := self._live(obj, request.namespace)) is not None
+            if (live := self._live(obj, request.namespace, changes)) is not None
         ]
         pods = self._reader.list(POD, request.namespace, labels={Labels.SELECTOR: request.name})
         await self._report(dcd, workloads=workloads, pods=pods, unsupported=children.unsupported)
@@ -101,11 +101,15 @@ class ComponentDeploymentReconciler:
     def _pull_secrets(self, namespace: str) -> Any:
         return build_pull_secret_index(self._reader.list(SECRET, namespace))
 
-    def _live(self, obj: Mapping[str, Any], namespace: str) -> dict[str, Any] | None:
+    def _live(
+        self, obj: Mapping[str, Any], namespace: str, changes: ChildChanges
+    ) -> Mapping[str, Any] | None:
+        """The workload as it is now: the cached copy, or the server's answer to this pass's
+        write when the cache has not caught up (its status describes the old spec)."""
         kind = self._client.kind_of(obj)
-        if not self._reader.has_synced(kind):
-            return None
-        return self._reader.get(kind, namespace, obj["metadata"]["name"])
+        name = obj["metadata"]["name"]
+        cached = self._reader.get(kind, namespace, name) if self._reader.has_synced(kind) else None
+        return changes.freshest(kind.kind, name, cached)
 
     def _announce(self, dcd: Mapping[str, Any], changes: ChildChanges) -> None:
         for reason, names in (

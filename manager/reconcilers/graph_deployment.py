@@ -94,7 +94,9 @@ class GraphDeploymentReconciler:
             await self._report(dgd, failure=StatusFailure.reconcile_error(str(error)))
             return None
         self._announce(dgd, changes)
-        await self._report(dgd, waiting=self._missing_claims(model, request.namespace))
+        await self._report(
+            dgd, waiting=self._missing_claims(model, request.namespace), changes=changes
+        )
         return None
 
     async def _ensure_shared(
@@ -142,18 +144,36 @@ class GraphDeploymentReconciler:
             if names:
                 self._recorder.event(dgd, "Normal", reason, f"{reason} {', '.join(names)}")
 
+    def _components(
+        self, dgd: Mapping[str, Any], changes: ChildChanges | None
+    ) -> list[Mapping[str, Any]]:
+        """The graph's DCDs as they are now: cached, or the server's answer to this pass's write
+        when the cache has not caught up (a DCD whose spec just changed has not observed it)."""
+        metadata = dgd["metadata"]
+        kind = self._kinds.component.kind
+        by_name: dict[str, Mapping[str, Any] | None] = {
+            dcd["metadata"]["name"]: dcd
+            for dcd in self._reader.list(
+                self._kinds.component, metadata["namespace"], owner_uid=metadata["uid"]
+            )
+        }
+        if changes is not None:
+            for written_kind, name in changes.written:
+                if written_kind == kind:
+                    by_name[name] = changes.freshest(kind, name, by_name.get(name))
+        return [dcd for dcd in by_name.values() if dcd is not None]
+
     async def _report(
         self,
         dgd: Mapping[str, Any],
         *,
         failure: StatusFailure | None = None,
         waiting: Sequence[str] = (),
+        changes: ChildChanges | None = None,
     ) -> None:
-        metadata = dgd["metadata"]
-        components = self._reader.list(
-            self._kinds.component, metadata["namespace"], owner_uid=metadata["uid"]
+        status = derive_graph_status(
+            dgd, self._components(dgd, changes), self._now(), failure=failure, waiting=waiting
         )
-        status = derive_graph_status(dgd, components, self._now(), failure=failure, waiting=waiting)
         await self._client.apply_status_if_changed(status, dgd)
         changed = changed_condition(dgd.get("status"), status, READY)
         if changed is None:

@@ -1,0 +1,152 @@
+"""sync_children over a fake client and cache: what it writes, deletes, and which copy of a child
+it hands back as the freshest (the e2e suite runs it against a real API server through
+`dynamo-operator run`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast
+
+import pytest
+
+from manager.cache import CacheReader
+from manager.client import Client, with_applied_digest
+from manager.identity import Identity
+from manager.kinds import DEPLOYMENT, SERVICE, ResourceKind
+from manager.ownership import ChildChanges, sync_children
+
+pytestmark = pytest.mark.anyio
+
+IDENTITY = Identity.for_product("test-operator", domain="example.com", version="0")
+OWNER = {"kind": "Owner", "metadata": {"name": "o", "namespace": "ns", "uid": "owner-uid"}}
+
+
+def deployment(resource_version: str, generation: int, observed: int, image: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": "web",
+            "namespace": "ns",
+            "resourceVersion": resource_version,
+            "generation": generation,
+            "ownerReferences": [{"uid": "owner-uid", "controller": True}],
+        },
+        "spec": {"template": {"spec": {"containers": [{"name": "main", "image": image}]}}},
+        "status": {"observedGeneration": observed},
+    }
+
+
+def desired(image: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "ns"},
+        "spec": {"template": {"spec": {"containers": [{"name": "main", "image": image}]}}},
+    }
+
+
+class FakeClient:
+    """Answers an apply the way the API server does: the object with a new resourceVersion and,
+    when the spec changed, a new generation its controller has not observed."""
+
+    def __init__(self, answer: dict[str, Any] | None = None) -> None:
+        self.identity = IDENTITY
+        self.answer = answer
+        self.applied: list[dict[str, Any]] = []
+        self.deleted: list[str] = []
+
+    def kind_of(self, obj: Mapping[str, Any]) -> ResourceKind:
+        return {"Deployment": DEPLOYMENT, "Service": SERVICE}[obj["kind"]]
+
+    async def apply(self, obj: dict[str, Any]) -> dict[str, Any]:
+        self.applied.append(obj)
+        assert self.answer is not None
+        return self.answer
+
+    async def delete(self, kind: ResourceKind, namespace: str, name: str) -> bool:
+        self.deleted.append(f"{kind.kind}/{name}")
+        return True
+
+
+class FakeReader:
+    def __init__(self, *objects: dict[str, Any]) -> None:
+        self.objects = list(objects)
+
+    def has_synced(self, kind: ResourceKind) -> bool:
+        return True
+
+    def get(self, kind: ResourceKind, namespace: str, name: str) -> dict[str, Any] | None:
+        return next(
+            (o for o in self.objects if (o["kind"], o["metadata"]["name"]) == (kind.kind, name)),
+            None,
+        )
+
+    def list(self, kind: ResourceKind, namespace: str, *, owner_uid: str) -> list[dict[str, Any]]:
+        return [o for o in self.objects if o["kind"] == kind.kind]
+
+
+async def sync(client: FakeClient, reader: FakeReader, *children: dict[str, Any]) -> ChildChanges:
+    return await sync_children(
+        cast(Client, client), cast(CacheReader, reader), OWNER, children, (DEPLOYMENT, SERVICE)
+    )
+
+
+async def test_a_written_child_is_read_from_the_servers_answer_not_the_stale_cache() -> None:
+    cached = deployment("10", generation=1, observed=1, image="v1")  # rolled out, old spec
+    answer = deployment("11", generation=2, observed=1, image="v2")
+    client = FakeClient(answer)
+
+    changes = await sync(client, FakeReader(cached), desired("v2"))
+
+    assert changes.updated == ["Deployment/web"]
+    assert changes.freshest("Deployment", "web", cached) is answer
+    annotations = client.applied[0]["metadata"]["annotations"]
+    assert IDENTITY.applied_digest_annotation in annotations
+
+
+async def test_a_cache_that_caught_up_past_the_write_is_the_freshest() -> None:
+    client = FakeClient(deployment("11", generation=2, observed=1, image="v2"))
+    changes = await sync(client, FakeReader(deployment("10", 1, 1, "v1")), desired("v2"))
+
+    newer = deployment("12", generation=2, observed=2, image="v2")
+    assert changes.freshest("Deployment", "web", newer) is newer
+
+
+async def test_a_created_child_is_its_answer_until_the_cache_has_it() -> None:
+    answer = deployment("5", generation=1, observed=0, image="v1")
+    changes = await sync(FakeClient(answer), FakeReader(), desired("v1"))
+
+    assert changes.created == ["Deployment/web"]
+    assert changes.freshest("Deployment", "web", None) is answer
+
+
+async def test_an_unchanged_child_is_not_written_and_the_cache_is_the_freshest() -> None:
+    stamped = with_applied_digest(desired("v1"), IDENTITY.applied_digest_annotation)
+    cached = deployment("3", generation=1, observed=1, image="v1")
+    cached["metadata"]["annotations"] = stamped["metadata"]["annotations"]
+    client = FakeClient()
+
+    changes = await sync(client, FakeReader(cached), desired("v1"))
+
+    assert not changes
+    assert client.applied == []
+    assert changes.freshest("Deployment", "web", cached) is cached
+
+
+async def test_controlled_children_no_longer_desired_are_deleted() -> None:
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {
+            "name": "web",
+            "namespace": "ns",
+            "ownerReferences": [{"uid": "owner-uid", "controller": True}],
+        },
+    }
+    client = FakeClient(deployment("2", 1, 0, "v1"))
+
+    changes = await sync(client, FakeReader(service), desired("v1"))
+
+    assert changes.deleted == ["Service/web"]
+    assert client.deleted == ["Service/web"]
