@@ -1,9 +1,10 @@
 """Readiness of a component's workload: its Deployment, or its LeaderWorkerSets when multinode.
 
 A Deployment is ready when it is not paused and either wants no replicas, or its controller has
-observed its latest generation and at least the desired number of replicas are updated and
-available and its ``Available`` condition is True. Counting updated replicas is what keeps a
-rollout from looking finished while old pods still serve.
+observed its latest generation, at least the desired number of replicas are updated and
+available, no replica of an older template is left (``status.replicas`` counts old and new), and
+its ``Available`` condition is True: the rules of ``kubectl rollout status``. Counting updated
+and old replicas is what keeps a rollout from looking finished while old pods still serve.
 
 A multinode component has one LeaderWorkerSet per replica (``<dcd>-<i>``); it is ready when every
 expected set exists and has as many ready and updated groups as it wants, its ``Available``
@@ -67,6 +68,9 @@ def _deployment_lag(deployment: Mapping[str, Any], desired: int) -> str | None:
     updated = _count(status, "updatedReplicas")
     if updated < desired:
         return f"rollout in progress: {updated} of {desired} replicas updated"
+    old = _count(status, "replicas") - updated
+    if old > 0:
+        return f"rollout in progress: {old} old replicas pending termination"
     available = _count(status, "availableReplicas")
     if available < desired:
         return f"{available} of {desired} replicas available"
