@@ -97,6 +97,29 @@ class OperatorProcess:
             if sample == "rest_client_requests_total" and dict(labels).get("method") != "GET"
         )
 
+    def reconciles(self, controller: str) -> float:
+        """Reconciles the controller has finished (`controller_runtime_reconcile_total`)."""
+        return self.metric_sum("controller_runtime_reconcile_total", controller=controller)
+
+    def wait_settled(self, quiet: float = 3.0, timeout: float = STARTUP_TIMEOUT) -> float:
+        """Wait until nothing is queued or being reconciled and neither the reconcile count nor
+        `writes()` has moved for `quiet` seconds; return `writes()`. A way to let the operator
+        finish what it was doing, not a measurement: tests assert counts, never durations."""
+        deadline = time.monotonic() + timeout
+        last: tuple[float, float] | None = None
+        quiet_since = time.monotonic()
+        while time.monotonic() < deadline:
+            busy = self.metric_sum("workqueue_depth") + self.metric_sum(
+                "controller_runtime_active_workers"
+            )
+            now = (self.metric_sum("controller_runtime_reconcile_total"), self.writes())
+            if busy or now != last:
+                last, quiet_since = now, time.monotonic()
+            elif time.monotonic() - quiet_since >= quiet:
+                return now[1]
+            time.sleep(0.25)
+        raise TimeoutError(f"operator still busy after {timeout:.0f}s:\n{self.tail()}")
+
     def logs(self) -> list[dict[str, Any]]:
         records = []
         for line in self.log_path.read_text(errors="replace").splitlines():
