@@ -10,7 +10,7 @@ the pod templates of the components whose image comes from that registry.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -55,69 +55,63 @@ def states_of(versions: list[dict[str, Any]], generation: int) -> list[str]:
     ]
 
 
+def revision(obj: Mapping[str, Any]) -> int:
+    """The object's resourceVersion as a number: the etcd revision of its write, which orders
+    writes across objects (Kubernetes calls it opaque; every API server stores etcd's)."""
+    return int(obj["metadata"]["resourceVersion"])
+
+
+def rollout_finished(deployment: Mapping[str, Any]) -> bool:
+    """`kubectl rollout status` would say done: the latest spec observed, every replica of it
+    updated and available, none of an older template left."""
+    spec, status = deployment["spec"], deployment.get("status") or {}
+    return (
+        status.get("observedGeneration") == deployment["metadata"]["generation"]
+        and status.get("updatedReplicas") == spec["replicas"]
+        and status.get("replicas") == spec["replicas"]
+        and status.get("availableReplicas") == spec["replicas"]
+    )
+
+
 async def test_an_env_change_rolls_out_before_the_graph_reads_successful(world: World) -> None:
     await world.create(GRAPH, small_graph("rollout", replicas=2))
     await world.converged("rollout")
-    generations = {
-        d["metadata"]["name"]: d["metadata"]["generation"] for d in await world.list(DEPLOYMENT)
-    }
+    before = {d["metadata"]["name"]: d for d in await world.list(DEPLOYMENT)}
     envs = [{"name": "HF_HOME", "value": "/models/hf"}, {"name": "ROLLOUT", "value": "1"}]
 
     async with (
-        recorded(world.rest, DEPLOYMENT, world.namespace) as dversions,
-        recorded(world.rest, GRAPH, world.namespace) as versions,
+        recorded(world.rest, DEPLOYMENT, world.namespace) as deployment_versions,
+        recorded(world.rest, GRAPH, world.namespace) as graph_versions,
     ):
-        generation = (await world.patch(GRAPH, "rollout", {"spec": {"envs": envs}}))["metadata"][
-            "generation"
-        ]
+        patched = await world.patch(GRAPH, "rollout", {"spec": {"envs": envs}})
         await world.converged("rollout")
         deployments = await world.list(DEPLOYMENT)
 
-    states = states_of(versions, generation)
-    import json as j
-
-    prev = {}
-    for d in dversions:
-        n = d["metadata"]["name"]
-        g = d["metadata"]["generation"]
-        if prev.get(n, (0,))[0] != g:
-            print(
-                "DEPLOY",
-                n,
-                g,
-                d["metadata"]["resourceVersion"],
-                j.dumps(d["spec"]["template"])[:2000],
-                [
-                    (m["manager"], m["operation"], m.get("time"))
-                    for m in d["metadata"].get("managedFields", [])
-                ],
-            )
-            prev[n] = (g,)
-    print(
-        "STATES",
-        states,
-        [
-            (
-                v["status"].get("observedGeneration"),
-                v["status"].get("state"),
-                v["status"]["conditions"][0]["message"][:150],
-            )
-            for v in versions
-            if v.get("status")
-        ],
-    )
+    generation = patched["metadata"]["generation"]
+    states = states_of(graph_versions, generation)
     assert states[0] == "pending", states
-    assert states[states.index("successful") :] == ["successful"] * (
-        len(states) - states.index("successful")
-    ), f"the graph read successful before its rollout finished: {states}"
+    first_success = states.index("successful")
+    assert set(states[first_success:]) == {"successful"}, f"success, then not: {states}"
+    # Whenever the graph read successful, every Deployment (as it was at that write) had
+    # finished rolling out the new template.
+    for graph in graph_versions:
+        status = graph.get("status") or {}
+        if (status.get("observedGeneration"), status.get("state")) != (generation, "successful"):
+            continue
+        at_that_time = dict(before)
+        for deployment in deployment_versions:
+            if revision(deployment) < revision(graph):
+                at_that_time[deployment["metadata"]["name"]] = deployment
+        for name, deployment in at_that_time.items():
+            assert rollout_finished(deployment), f"{name} still rolling out: {deployment['status']}"
+            assert main_env(deployment["spec"]["template"]["spec"]).get("ROLLOUT") == "1", name
     for deployment in deployments:
-        name, status = deployment["metadata"]["name"], deployment["status"]
-        assert deployment["metadata"]["generation"] == generations[name] + 1, "rolled out"
-        assert status["observedGeneration"] == deployment["metadata"]["generation"]
-        assert status["updatedReplicas"] == status["availableReplicas"] == 2
-        assert main_env(deployment["spec"]["template"]["spec"])["ROLLOUT"] == "1"
+        name = deployment["metadata"]["name"]
+        assert deployment["metadata"]["generation"] == before[name]["metadata"]["generation"] + 1
+        assert rollout_finished(deployment)
     pods = await world.list(POD)
     live = [pod for pod in pods if not pod["metadata"].get("deletionTimestamp")]
+    assert len(live) == 4
     assert all(main_env(pod["spec"]).get("ROLLOUT") == "1" for pod in live)
 
 
@@ -228,23 +222,31 @@ def pull_secret(name: str, registry: str, secret_type: str) -> dict[str, Any]:
 async def test_a_registry_pull_secret_reaches_the_pod_templates_of_its_images(
     world: World,
 ) -> None:
-    await world.create(GRAPH, small_graph("pulling"))
+    graph = small_graph("pulling")
+    frontend = graph["spec"]["services"]["Frontend"]["extraPodSpec"]["mainContainer"]
+    frontend["image"] = "dynamo/frontend:0.7.0"  # Docker Hub; the worker's comes from nvcr.io
+    await world.create(GRAPH, graph)
     await world.converged("pulling")
 
-    # Ignored: another registry's pull Secret, and an Opaque Secret holding nvcr.io credentials.
-    await world.create(
-        SECRET, pull_secret("docker-hub", "docker.io", "kubernetes.io/dockerconfigjson")
-    )
+    async def pull_secrets(name: str) -> list[str]:
+        deployment = await world.get(DEPLOYMENT, name) or {}
+        secrets = deployment["spec"]["template"]["spec"].get("imagePullSecrets") or []
+        return [secret["name"] for secret in secrets]
+
+    async def pulls_with(name: str, expected: list[str]) -> bool:
+        return await pull_secrets(name) == expected
+
+    # An Opaque Secret is no pull Secret, whatever it holds.
     await world.create(SECRET, pull_secret("nvcr-opaque", "nvcr.io", "Opaque"))
+    await world.create(SECRET, pull_secret("hub", "docker.io", "kubernetes.io/dockerconfigjson"))
+    await eventually(
+        "the Docker Hub Secret on the frontend",
+        lambda: pulls_with("pulling-frontend", ["hub"]),
+    )
     await world.create(SECRET, pull_secret("nvcr", "nvcr.io", "kubernetes.io/dockerconfigjson"))
+    await eventually(
+        "the nvcr.io Secret on the worker", lambda: pulls_with("pulling-vllmworker", ["nvcr"])
+    )
 
-    async def templates_pull_with_nvcr() -> list[Any] | None:
-        found = [
-            d["spec"]["template"]["spec"].get("imagePullSecrets")
-            for d in await world.list(DEPLOYMENT)
-        ]
-        return found if all(found) else None
-
-    found = await eventually("imagePullSecrets on both components", templates_pull_with_nvcr)
-    assert found == [[{"name": "nvcr"}], [{"name": "nvcr"}]]
+    assert await pull_secrets("pulling-frontend") == ["hub"]
     await world.converged("pulling")
