@@ -68,7 +68,7 @@ def registry_hosts_of_secret(secret: Mapping[str, Any]) -> frozenset[str]:
     payload = _docker_config_payload(secret)
     try:
         config = json.loads(payload)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         raise MalformedDockerConfigError(f"{DOCKER_CONFIG_JSON_KEY} is not JSON") from error
     auths = config.get("auths") if isinstance(config, dict) else None
     if not isinstance(auths, dict):
@@ -77,16 +77,28 @@ def registry_hosts_of_secret(secret: Mapping[str, Any]) -> frozenset[str]:
 
 
 def _docker_config_payload(secret: Mapping[str, Any]) -> str:
-    string_data = secret.get("stringData") or {}
+    string_data = _mapping(secret, "stringData")
     if DOCKER_CONFIG_JSON_KEY in string_data:
-        return str(string_data[DOCKER_CONFIG_JSON_KEY])
-    encoded = (secret.get("data") or {}).get(DOCKER_CONFIG_JSON_KEY)
+        value = string_data[DOCKER_CONFIG_JSON_KEY]
+        if not isinstance(value, str):
+            raise MalformedDockerConfigError(f"stringData.{DOCKER_CONFIG_JSON_KEY} is not a string")
+        return value
+    encoded = _mapping(secret, "data").get(DOCKER_CONFIG_JSON_KEY)
     if not isinstance(encoded, str):
         raise MalformedDockerConfigError(f"missing {DOCKER_CONFIG_JSON_KEY}")
     try:
         return base64.b64decode(encoded, validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError) as error:
         raise MalformedDockerConfigError(f"{DOCKER_CONFIG_JSON_KEY} is not base64") from error
+
+
+def _mapping(secret: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = secret.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise MalformedDockerConfigError(f"{key} is not a map")
+    return value
 
 
 def is_docker_config_secret(obj: Mapping[str, Any]) -> bool:
@@ -117,11 +129,12 @@ def build_pull_secret_index(
     for secret in secrets:
         if not is_docker_config_secret(secret):
             continue
-        metadata = secret.get("metadata") or {}
+        metadata = secret.get("metadata")
+        metadata = metadata if isinstance(metadata, Mapping) else {}
         namespace = metadata.get("namespace") or default_namespace
         name = metadata.get("name")
-        if not name:
-            continue
+        if not isinstance(name, str) or not name or not isinstance(namespace, str):
+            continue  # an object without a usable name cannot be referenced by a pod
         try:
             hosts = registry_hosts_of_secret(secret)
         except MalformedDockerConfigError:

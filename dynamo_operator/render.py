@@ -45,7 +45,8 @@ class RenderError(ValueError):
 
 
 def _describe(index: int, document: Mapping[str, Any]) -> str:
-    name = (document.get("metadata") or {}).get("name") or "<unnamed>"
+    metadata = document.get("metadata")
+    name = (metadata.get("name") if isinstance(metadata, Mapping) else None) or "<unnamed>"
     return f"document {index + 1} ({document.get('kind') or '<no kind>'} {name})"
 
 

@@ -5,6 +5,8 @@ Parse with ``Model.model_validate(wire_dict)``; write with ``model.to_wire()`` (
 """
 
 from dynamo_operator.api.base import (
+    INT32_MAX,
+    QUANTITY_PATTERN,
     ApiModel,
     Condition,
     EnvVar,
@@ -67,12 +69,14 @@ from dynamo_operator.api.shared_spec import (
 __all__ = [
     "API_VERSION",
     "GROUP",
+    "INT32_MAX",
     "KIND_COMPONENT_DEPLOYMENT",
     "KIND_GRAPH_DEPLOYMENT",
     "KIND_MODEL",
     "MAX_PVCS",
     "MAX_SERVICES",
     "PVC",
+    "QUANTITY_PATTERN",
     "VERSION",
     "WORKER_LIKE_COMPONENT_TYPES",
     "ApiModel",

@@ -8,9 +8,10 @@ Attribute docstrings become field descriptions, which the CRD generator publishe
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 from pydantic.alias_generators import to_camel
 
 from dynamo_operator.api.constants import ConditionStatus
@@ -44,17 +45,48 @@ def _quantity_to_string(value: object) -> object:
     return value
 
 
+#: The syntax of a Kubernetes quantity (resource.Quantity's OpenAPI pattern): an optional sign, a
+#: decimal number, then a binary (Ki..Ei) or decimal (n..E) suffix or an exponent.
+QUANTITY_PATTERN = (
+    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
+    r"(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+)
+_QUANTITY = re.compile(QUANTITY_PATTERN)
+
+
+def _check_quantity_syntax(value: str) -> str:
+    if not _QUANTITY.match(value):
+        raise ValueError(
+            "must be a Kubernetes quantity such as 500m, 2, 1.5Gi or 8Gi (a number with an "
+            "optional suffix n, u, m, k, M, G, T, P, E or Ki, Mi, Gi, Ti, Pi, Ei)"
+        )
+    return value
+
+
 Quantity = Annotated[
     str,
     BeforeValidator(_quantity_to_string),
+    AfterValidator(_check_quantity_syntax),
     WithJsonSchema(
         {
             "anyOf": [{"type": "integer"}, {"type": "string"}],
+            "pattern": QUANTITY_PATTERN,
             "x-kubernetes-int-or-string": True,
         }
     ),
 ]
 """A Kubernetes resource quantity such as ``8Gi`` or ``500m``; integers are accepted."""
+
+INT32_MAX = 2**31 - 1
+
+#: A count the CRD schema declares as an int32 integer: never a string, a boolean or a float
+#: (pydantic's lax mode would turn ``"3"`` and ``true`` into 3 and 1; the API server refuses them).
+NonNegativeInt32 = Annotated[
+    int, Field(strict=True, ge=0, le=INT32_MAX, json_schema_extra={"format": "int32"})
+]
+
+#: A boolean the CRD schema declares as such: ``"true"`` or ``1`` are refused, not coerced.
+StrictBool = Annotated[bool, Field(strict=True)]
 
 #: A free-form Kubernetes object (probe, container, behaviour) kept as-is and never pruned.
 FreeFormObject = Annotated[

@@ -13,11 +13,14 @@ from typing import Annotated, Any
 from pydantic import ConfigDict, Field, JsonValue, model_validator
 
 from dynamo_operator.api.base import (
+    INT32_MAX,
     PRESERVE_UNKNOWN_FIELDS,
     ApiModel,
     EnvVar,
     FreeFormObject,
+    NonNegativeInt32,
     Quantity,
+    StrictBool,
 )
 from dynamo_operator.api.constants import (
     DEFAULT_MULTINODE_NODE_COUNT,
@@ -69,11 +72,11 @@ class Resources(ApiModel):
 class Autoscaling(ApiModel):
     """Horizontal autoscaling of the component (autoscaling/v2 HorizontalPodAutoscaler)."""
 
-    enabled: bool | None = None
+    enabled: StrictBool | None = None
     """Create a HorizontalPodAutoscaler for this component when true."""
-    min_replicas: Annotated[int, Field(ge=0)] | None = None
+    min_replicas: NonNegativeInt32 | None = None
     """Lower bound of the replica count."""
-    max_replicas: Annotated[int, Field(ge=0)] | None = None
+    max_replicas: NonNegativeInt32 | None = None
     """Upper bound of the replica count."""
     behavior: FreeFormObject | None = None
     """Scaling behaviour (autoscaling/v2 HorizontalPodAutoscalerBehavior)."""
@@ -91,11 +94,11 @@ class IngressTLSSpec(ApiModel):
 class IngressSpec(ApiModel):
     """How the component is exposed outside the cluster (Ingress or Istio VirtualService)."""
 
-    enabled: bool | None = None
+    enabled: StrictBool | None = None
     """Expose the component through an Ingress or VirtualService when true."""
     host: str | None = None
     """Base host name routed to this component; required when enabled."""
-    use_virtual_service: bool | None = None
+    use_virtual_service: StrictBool | None = None
     """Create an Istio VirtualService instead of an Ingress."""
     virtual_service_gateway: str | None = None
     """Gateway the VirtualService attaches to."""
@@ -125,7 +128,7 @@ class PVC(ApiModel):
 
     model_config = ConfigDict(json_schema_extra={"x-kubernetes-validations": [_PVC_CREATE_RULE]})
 
-    create: bool | None = None
+    create: StrictBool | None = None
     """Create the claim when true; otherwise an existing claim of this name is used."""
     name: str
     """Name of the PersistentVolumeClaim."""
@@ -160,14 +163,14 @@ class VolumeMount(ApiModel):
     """Name of a PVC declared in the graph's spec.pvcs."""
     mount_point: str | None = None
     """Path inside the container; required unless useAsCompilationCache is true."""
-    use_as_compilation_cache: bool = False
+    use_as_compilation_cache: StrictBool = False
     """Use this volume as the backend's compilation cache (VLLM_CACHE_ROOT for vLLM)."""
 
 
 class SharedMemorySpec(ApiModel):
     """The tmpfs mounted at /dev/shm (8Gi by default)."""
 
-    disabled: bool | None = None
+    disabled: StrictBool | None = None
     """Do not mount a shared memory volume when true."""
     size: Quantity | None = None
     """Size limit of the shared memory volume; 8Gi when unset."""
@@ -198,7 +201,15 @@ class ExtraPodSpec(ApiModel):
 class MultinodeSpec(ApiModel):
     """Spreads one replica of the component over several nodes (leader and workers)."""
 
-    node_count: Annotated[int, Field(ge=MIN_MULTINODE_NODE_COUNT)] = DEFAULT_MULTINODE_NODE_COUNT
+    node_count: Annotated[
+        int,
+        Field(
+            strict=True,
+            ge=MIN_MULTINODE_NODE_COUNT,
+            le=INT32_MAX,
+            json_schema_extra={"format": "int32"},
+        ),
+    ] = DEFAULT_MULTINODE_NODE_COUNT
     """Number of nodes each replica spans."""
 
 
@@ -257,7 +268,7 @@ class DynamoComponentDeploymentSharedSpec(ApiModel):
     """Liveness probe (corev1.Probe) replacing the default one wholesale."""
     readiness_probe: FreeFormObject | None = None
     """Readiness probe (corev1.Probe) replacing the default one wholesale."""
-    replicas: Annotated[int, Field(ge=0)] | None = None
+    replicas: NonNegativeInt32 | None = None
     """Desired number of pods (of leader/worker groups when multinode); 1 when unset."""
     multinode: MultinodeSpec | None = None
     """Spread each replica over several nodes."""

@@ -65,8 +65,9 @@ def _apply_vllm(container: JsonDict, component: Component, role: Role) -> None:
     if gpus <= 0:
         return
     script = user_script(container)
-    model_parallel = int_flag(script, "--tensor-parallel-size", "-tp") * int_flag(
-        script, "--pipeline-parallel-size", "-pp"
+    # vLLM refuses sizes below 1 at start-up; reading them as 1 keeps the arithmetic defined.
+    model_parallel = max(int_flag(script, "--tensor-parallel-size", "-tp"), 1) * max(
+        int_flag(script, "--pipeline-parallel-size", "-pp"), 1
     )
     if model_parallel > gpus:
         if is_leader:

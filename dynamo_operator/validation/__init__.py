@@ -1,6 +1,7 @@
 """Validation of Dynamo objects, shared by the admission webhooks, the reconcilers and the CLI."""
 
 from dynamo_operator.validation.dispatch import validate_create, validate_update
+from dynamo_operator.validation.nesting import MAX_NESTING_DEPTH
 from dynamo_operator.validation.result import (
     FieldIssue,
     IssueReason,
@@ -9,6 +10,7 @@ from dynamo_operator.validation.result import (
 )
 
 __all__ = [
+    "MAX_NESTING_DEPTH",
     "FieldIssue",
     "IssueReason",
     "UnknownKindError",

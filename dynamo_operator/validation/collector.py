@@ -32,5 +32,9 @@ class IssueCollector:
     def has_errors(self) -> bool:
         return bool(self._errors)
 
+    @property
+    def error_count(self) -> int:
+        return len(self._errors)
+
     def result(self) -> ValidationResult:
         return ValidationResult(errors=tuple(self._errors), warnings=tuple(self._warnings))

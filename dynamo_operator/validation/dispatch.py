@@ -3,6 +3,7 @@
 Both take raw wire dicts (camelCase, as the API server or a YAML file gives them) and never raise
 for bad content: a document that does not parse yields errors with the offending field paths.
 Only an object that is not one of the Dynamo kinds raises, because no rule set applies to it.
+An object nested deeper than ``MAX_NESTING_DEPTH`` is refused before anything walks it.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from dynamo_operator.validation.graph_deployment import (
     validate_graph_deployment_update,
 )
 from dynamo_operator.validation.model import validate_model, validate_model_update
+from dynamo_operator.validation.nesting import find_excessive_nesting, nesting_message
 from dynamo_operator.validation.paths import issues_from_validation_error
 from dynamo_operator.validation.result import IssueReason, UnknownKindError, ValidationResult
 from dynamo_operator.validation.unknown_fields import find_unknown_fields
@@ -83,6 +85,10 @@ def _rules_for(obj: Mapping[str, Any]) -> _KindRules:
 
 
 def _validate_content(obj: Mapping[str, Any], rules: _KindRules, issues: IssueCollector) -> None:
+    too_deep = find_excessive_nesting(obj)
+    if too_deep is not None:
+        issues.error("", nesting_message(too_deep), IssueReason.MALFORMED_OBJECT)
+        return
     api_version = obj.get("apiVersion")
     if api_version is not None and api_version != API_VERSION:
         issues.error(

@@ -23,6 +23,7 @@ from dynamo_operator.validation.names import (
 from dynamo_operator.validation.paths import join_path
 from dynamo_operator.validation.result import IssueReason
 from dynamo_operator.validation.service import effective_backend, validate_service
+from dynamo_operator.validation.shapes import positive_quantity
 from dynamo_operator.validation.wire import node_count_of, spec_of
 
 DEFAULT_NAMESPACE = "default"
@@ -79,6 +80,9 @@ def _check_pvcs(graph: DynamoGraphDeployment, issues: IssueCollector) -> set[str
             issues.error(path, f"duplicate PVC '{pvc.name}'")
         names.add(pvc.name)
         check_pvc_name(issues, path, pvc.name)
+        if pvc.size is not None:
+            # The API server refuses a claim that requests no storage.
+            positive_quantity(pvc.size, join_path("spec.pvcs", index, "size"), issues)
     return names
 
 

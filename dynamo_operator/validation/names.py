@@ -10,6 +10,7 @@ in a reconcile into an admission error naming the field.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from dynamo_operator.naming import (
     DNS1123_LABEL_MAX_LENGTH,
@@ -18,6 +19,7 @@ from dynamo_operator.naming import (
     leader_worker_set_name,
 )
 from dynamo_operator.validation.collector import IssueCollector
+from dynamo_operator.validation.paths import join_path
 from dynamo_operator.validation.result import IssueReason
 
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
@@ -83,3 +85,51 @@ def _label_message(what: str, name: str) -> str:
         f"{what} '{name}' is not a valid DNS-1123 label (lowercase alphanumerics and '-', "
         "starting and ending with an alphanumeric)"
     )
+
+
+_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_QUALIFIED_NAME_MAX_LENGTH = 63
+_ANNOTATIONS_MAX_BYTES = 256 * 1024
+
+
+def qualified_name_problem(key: str) -> str | None:
+    """Why ``key`` cannot be a label or annotation key (``[prefix/]name``), or None."""
+    prefix, slash, name = key.rpartition("/")
+    if slash and not (prefix and is_dns1123_subdomain(prefix)):
+        return f"key '{key[:80]}' has an invalid prefix (must be a DNS subdomain, e.g. example.com)"
+    if not (len(name) <= _QUALIFIED_NAME_MAX_LENGTH and _QUALIFIED_NAME.match(name)):
+        return (
+            f"key '{key[:80]}' is not a valid name (alphanumerics, '-', '_' or '.', at most "
+            f"{_QUALIFIED_NAME_MAX_LENGTH} characters, starting and ending with an alphanumeric, "
+            "optionally after a DNS subdomain prefix and '/')"
+        )
+    return None
+
+
+def check_labels(issues: IssueCollector, path: str, labels: Mapping[str, str] | None) -> None:
+    """Keys and values as the API server checks the labels of the objects they end up on."""
+    for key, value in (labels or {}).items():
+        problem = qualified_name_problem(key)
+        if problem is not None:
+            issues.error(join_path(path, key), problem, IssueReason.INVALID_NAME)
+        elif not is_label_value(value):
+            issues.error(
+                join_path(path, key),
+                f"'{value[:80]}' is not a valid label value (alphanumerics, '-', '_' or '.', at "
+                f"most {_LABEL_VALUE_MAX_LENGTH} characters, starting and ending with an "
+                "alphanumeric)",
+                IssueReason.INVALID_NAME,
+            )
+
+
+def check_annotations(
+    issues: IssueCollector, path: str, annotations: Mapping[str, str] | None
+) -> None:
+    total = 0
+    for key, value in (annotations or {}).items():
+        problem = qualified_name_problem(key)
+        if problem is not None:
+            issues.error(join_path(path, key), problem, IssueReason.INVALID_NAME)
+        total += len(key.encode()) + len(value.encode())
+    if total > _ANNOTATIONS_MAX_BYTES:
+        issues.error(path, f"annotations total {total} bytes; at most {_ANNOTATIONS_MAX_BYTES}")

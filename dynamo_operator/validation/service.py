@@ -12,7 +12,15 @@ from collections.abc import Collection
 
 from dynamo_operator.api import BackendFramework, DynamoComponentDeploymentSharedSpec
 from dynamo_operator.validation.collector import IssueCollector
+from dynamo_operator.validation.names import check_annotations, check_labels
 from dynamo_operator.validation.paths import join_path
+from dynamo_operator.validation.pod_spec import check_pod_overrides
+from dynamo_operator.validation.resources import check_resources
+from dynamo_operator.validation.shapes import quantity
+
+# Each replica of a multinode component is a LeaderWorkerSet of its own that the operator creates
+# and watches; without a bound, one typo (replicas: 100000) makes the operator flood the cluster.
+MAX_MULTINODE_REPLICAS = 1000
 
 _LAUNCH_MODULE = re.compile(r"python[0-9.]*\s.*-m\s+dynamo\.(vllm|sglang|trtllm)\b")
 
@@ -59,7 +67,11 @@ def validate_service(
     _check_volume_mounts(service, path, backend, declared_pvcs, issues)
     _check_shared_memory(service, path, issues)
     _check_autoscaling(service, path, issues)
+    _check_multinode_replicas(service, path, issues)
     _check_unique_env_names(service, path, issues)
+    _check_metadata(service, path, issues)
+    check_resources(service, path, issues)
+    check_pod_overrides(service, path, issues)
 
 
 def _check_ingress(
@@ -116,8 +128,29 @@ def _check_shared_memory(
     service: DynamoComponentDeploymentSharedSpec, path: str, issues: IssueCollector
 ) -> None:
     shared_memory = service.shared_memory
-    if shared_memory is not None and not shared_memory.disabled and not shared_memory.size:
-        issues.error(join_path(path, "sharedMemory", "size"), "required when disabled is false")
+    if shared_memory is None or shared_memory.disabled:
+        return
+    size_path = join_path(path, "sharedMemory", "size")
+    if not shared_memory.size:
+        issues.error(size_path, "required when disabled is false")
+    else:
+        quantity()(shared_memory.size, size_path, issues)  # an emptyDir sizeLimit is never < 0
+
+
+def _check_metadata(
+    service: DynamoComponentDeploymentSharedSpec, path: str, issues: IssueCollector
+) -> None:
+    """Labels and annotations that end up on generated objects, pods and ingresses."""
+    sources = [("", service.labels, service.annotations)]
+    if service.extra_pod_metadata is not None:
+        metadata = service.extra_pod_metadata
+        sources.append(("extraPodMetadata", metadata.labels, metadata.annotations))
+    if service.ingress is not None:
+        sources.append(("ingress", service.ingress.labels, service.ingress.annotations))
+    for section, labels, notes in sources:
+        base = join_path(path, section) if section else path
+        check_labels(issues, join_path(base, "labels"), labels)
+        check_annotations(issues, join_path(base, "annotations"), notes)
 
 
 def _check_autoscaling(
@@ -135,6 +168,17 @@ def _check_autoscaling(
     if high is None:
         issues.error(
             join_path(path, "autoscaling", "maxReplicas"), "required when autoscaling is enabled"
+        )
+
+
+def _check_multinode_replicas(
+    service: DynamoComponentDeploymentSharedSpec, path: str, issues: IssueCollector
+) -> None:
+    if service.is_multinode and service.effective_replicas > MAX_MULTINODE_REPLICAS:
+        issues.error(
+            join_path(path, "replicas"),
+            f"{service.effective_replicas} is more than {MAX_MULTINODE_REPLICAS}: each replica "
+            "of a multinode component is a LeaderWorkerSet of its own",
         )
 
 

@@ -4,9 +4,10 @@ The upstream operator guide's own ``llm-agg`` example (``tests/fixtures/graphs/l
 carries a legacy ``pvc`` block on a service; a user deserves to hear that the operator ignores it
 rather than wonder why no volume appears.
 
-This walk runs on every admission, so paths are kept as tuples of parts and joined into strings
-only for the rare field that is reported; only fields the user set are visited, and scalars are
-never descended into.
+This walk runs on every admission, over user data, so it is iterative (an explicit stack, no
+recursion however deep the object nests), paths are kept as tuples of parts and joined into
+strings only for the rare field that is reported, only fields the user set are visited, and
+scalars are never descended into.
 """
 
 from __future__ import annotations
@@ -22,29 +23,29 @@ _UNKNOWN = "unknown field; it is kept but ignored"
 
 def find_unknown_fields(model: BaseModel, path: str) -> list[FieldIssue]:
     issues: list[FieldIssue] = []
-    _collect(model, path, (), issues)
+    pending: list[tuple[object, tuple[PathPart, ...]]] = [(model, ())]
+    while pending:
+        value, parts = pending.pop()
+        children: list[tuple[object, PathPart]]
+        if isinstance(value, BaseModel):
+            if isinstance(value, ExtraPodSpec):
+                continue  # its extra fields are the pod spec overrides, known to Kubernetes
+            for name in value.__pydantic_extra__ or ():
+                issues.append(FieldIssue(join_path(path, *parts, name), _UNKNOWN))
+            set_fields = value.model_fields_set  # unset fields hold defaults, never extras
+            children = [
+                (getattr(value, name), field.alias or name)
+                for name, field in type(value).model_fields.items()
+                if name in set_fields
+            ]
+        elif isinstance(value, dict):
+            children = [(item, str(key)) for key, item in value.items()]
+        elif isinstance(value, list):
+            children = [(item, index) for index, item in enumerate(value)]
+        else:
+            continue
+        # Pushed in reverse so that fields come out in the order the user wrote them.
+        for child, part in reversed(children):
+            if isinstance(child, BaseModel | dict | list):
+                pending.append((child, (*parts, part)))
     return issues
-
-
-def _collect(
-    value: object, base: str, parts: tuple[PathPart, ...], issues: list[FieldIssue]
-) -> None:
-    if isinstance(value, BaseModel):
-        if isinstance(value, ExtraPodSpec):
-            return  # its extra fields are the pod spec overrides, known to Kubernetes
-        for name in value.__pydantic_extra__ or ():
-            issues.append(FieldIssue(join_path(base, *parts, name), _UNKNOWN))
-        set_fields = value.model_fields_set  # unset fields hold defaults, never extras
-        for field_name, field in type(value).model_fields.items():
-            if field_name in set_fields:
-                child = getattr(value, field_name)
-                if isinstance(child, BaseModel | dict | list):
-                    _collect(child, base, (*parts, field.alias or field_name), issues)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(item, BaseModel | dict | list):
-                _collect(item, base, (*parts, str(key)), issues)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            if isinstance(item, BaseModel | dict | list):
-                _collect(item, base, (*parts, index), issues)

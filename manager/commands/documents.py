@@ -1,8 +1,9 @@
 """Reading YAML documents for ``render`` and ``validate``, and screening out bad input.
 
-Bad input (unreadable file, not YAML, not an object, unknown kind, a document that does not parse
-into its model) is reported as one line naming the document and the field, with exit code 2; a
-well-formed document that breaks a rule is merely invalid (exit code 1). Either way: no traceback.
+Bad input (unreadable file, not YAML, beyond the limits of ``yaml_input``, no document at all, not
+an object, unknown kind, a document that does not parse into its model) is reported as one line
+naming the file or document and the field, with exit code 2; a well-formed document that breaks a
+rule is merely invalid (exit code 1). Either way: no traceback.
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from dynamo_operator.pull_secrets import is_docker_config_secret
 from dynamo_operator.validation import (
     FieldIssue,
@@ -24,6 +23,7 @@ from dynamo_operator.validation import (
     ValidationResult,
     validate_create,
 )
+from manager.commands.yaml_input import MAX_FILE_BYTES, YamlInputError, load_yaml_documents
 
 STDIN = "-"
 EXIT_INVALID = 1
@@ -76,6 +76,8 @@ def load_documents(
 ) -> list[SourcedDocument]:
     """Every non-empty YAML document of every file, in order; ``-`` reads stdin.
 
+    A file without any document (empty, comments only, only ``---``) is bad input: it is almost
+    always a wrong path or a failed generator upstream, which a silent success would hide.
     With ``default_namespace``, documents without a namespace get it, so that names derived from
     the namespace are validated as they will be rendered.
     """
@@ -83,9 +85,11 @@ def load_documents(
     for path in paths:
         name, text = _read(path)
         try:
-            parsed = [doc for doc in yaml.safe_load_all(text) if doc is not None]
-        except yaml.YAMLError as error:
-            raise BadInputError(f"{name}: not valid YAML: {_one_line(error)}") from None
+            parsed = load_yaml_documents(text)
+        except YamlInputError as error:
+            raise BadInputError(f"{name}: not valid YAML: {error}") from None
+        if not parsed:
+            raise BadInputError(f"{name}: no YAML document in the input")
         for index, document in enumerate(parsed, start=1):
             source = f"{name}#{index}"
             if not isinstance(document, dict):
@@ -114,13 +118,30 @@ def format_issue(severity: str, issue: FieldIssue) -> str:
 
 
 def _read(path: str) -> tuple[str, str]:
-    if path == STDIN:
-        return "<stdin>", sys.stdin.read()
+    name = "<stdin>" if path == STDIN else path
     try:
-        with open(path, encoding="utf-8") as file:
-            return path, file.read()
+        data = _read_stdin() if path == STDIN else _read_file(path)
+        if len(data) > MAX_FILE_BYTES:
+            raise BadInputError(f"{name}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+        return name, data if isinstance(data, str) else data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise BadInputError(f"{path}: cannot read: {_one_line(error)}") from None
+        raise BadInputError(f"{name}: cannot read: {_one_line(error)}") from None
+
+
+def _read_file(path: str) -> bytes:
+    # One byte more than the limit tells a file at the limit from a larger one, without reading
+    # a huge (or endless: /dev/zero) input to the end.
+    with open(path, "rb") as file:
+        return file.read(MAX_FILE_BYTES + 1)
+
+
+def _read_stdin() -> bytes | str:
+    binary = getattr(sys.stdin, "buffer", None)
+    return (
+        binary.read(MAX_FILE_BYTES + 1)
+        if binary is not None
+        else sys.stdin.read(MAX_FILE_BYTES + 1)
+    )
 
 
 def _with_namespace(document: dict[str, Any], namespace: str | None) -> dict[str, Any]:

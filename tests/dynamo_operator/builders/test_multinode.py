@@ -97,6 +97,14 @@ def test_explicit_data_parallel_size_is_not_repeated() -> None:
     assert leader["args"][0].count("--data-parallel-size ") == 1
 
 
+@pytest.mark.parametrize("size", ["0", "-2"])
+def test_vllm_parallel_sizes_below_one_read_as_one(size: str) -> None:
+    """`-tp 0` divided by zero while building the data-parallel script."""
+    args = ["-tp", size, "--pipeline-parallel-size", size]
+    leader = container_for("vllm", "leader", gpus=8, node_count=2, args=args)
+    assert "--data-parallel-size 16 --data-parallel-size-local 8" in leader["args"][0]
+
+
 def test_sglang_ranks_leader_zero_and_workers_by_lws_index() -> None:
     leader = container_for("sglang", "leader", node_count=3)
     worker = container_for("sglang", "worker", node_count=3)

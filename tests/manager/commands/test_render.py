@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from manager.cli import main
-from tests.fixtures import FIXTURES
+from tests.fixtures import FIXTURES, INVALID_DOCUMENTS, VALID_GRAPHS
 
 GRAPHS = FIXTURES / "graphs"
 MULTINODE = str(GRAPHS / "vllm-disagg-multinode.yaml")
@@ -154,3 +154,51 @@ def test_default_frontend_ingress_flags_reach_the_ingress(
     (ingress,) = [obj for obj in objects_of(out) if obj["kind"] == "Ingress"]
     assert ingress["spec"]["ingressClassName"] == "nginx"
     assert ingress["spec"]["tls"] == [{"hosts": ["g.example.com"], "secretName": "wildcard-tls"}]
+
+
+@pytest.mark.parametrize("path", INVALID_DOCUMENTS, ids=lambda path: path.stem)
+def test_a_document_validate_refuses_renders_nothing(
+    capsys: pytest.CaptureFixture[str], path: Path
+) -> None:
+    """Several of these (``env: "A=1"``, ``volumes: 5``, a string command in a multinode SGLang
+    worker) used to pass validation and then crash ``render`` with a traceback."""
+    code, out, err = run(capsys, "-f", str(path))
+
+    assert code in (1, 2)
+    assert out == ""
+    assert err.startswith("dynamo-operator render: ")
+
+
+def test_malformed_pull_secrets_are_skipped_with_a_warning(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    secrets = [
+        {"stringData": "not a map"},
+        {"data": ["not", "a", "map"]},
+        {"stringData": {".dockerconfigjson": {"auths": {}}}},
+        {"data": {".dockerconfigjson": "%%%"}},
+        {"stringData": {".dockerconfigjson": "[" * 100_000}},
+    ]
+    documents = [
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "type": "kubernetes.io/dockerconfigjson",
+            "metadata": {"name": f"broken-{index}"},
+            **content,
+        }
+        for index, content in enumerate(secrets)
+    ]
+    documents.append({"kind": "Secret", "type": "kubernetes.io/dockerconfigjson", "metadata": 7})
+    stream = tmp_path / "stream.yaml"
+    stream.write_text(
+        (VALID_GRAPHS[0]).read_text()
+        + "".join("---\n" + json.dumps(doc) + "\n" for doc in documents)
+    )
+
+    code, out, err = run(capsys, "-f", str(stream))
+
+    assert code == 0, err
+    assert objects_of(out)
+    for index in range(len(secrets)):
+        assert f"default/broken-{index}: malformed .dockerconfigjson" in err

@@ -87,6 +87,22 @@ def test_documents_are_numbered_within_a_multi_document_stream(
             "#1 (DynamoGraphDeployment/g): spec.services.A.replicas: "
             "Input should be a valid integer",
         ),
+        # Constructor errors, nesting and alias bombs used to escape as tracebacks or hangs.
+        ("spec: {replicas: !!int abc}\n", "not valid YAML: 'abc' is not a valid integer"),
+        ("metadata: {name: !!binary '//79'}\n", "!!binary value must decode to UTF-8 text"),
+        ("spec: " + "[" * 1500 + "]" * 1500 + "\n", "nesting deeper than 100 levels"),
+        (
+            "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+            + "".join(
+                f"{n}: &{n} [{', '.join([f'*{p}'] * 10)}]\n"
+                for p, n in zip("abcdef", "bcdefg", strict=True)
+            )
+            + "kind: DynamoGraphDeployment\n",
+            "values once YAML aliases are expanded",
+        ),
+        ("kind: DynamoModel\nkind: DynamoModel\n", "duplicate key 'kind' (first given on line 1)"),
+        ("", "no YAML document in the input"),
+        ("---\n---\n", "no YAML document in the input"),
     ],
 )
 def test_bad_input_is_one_line_on_stderr_with_exit_code_two(
