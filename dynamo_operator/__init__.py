@@ -6,8 +6,9 @@ builders. Nothing here performs I/O, reads the clock or the environment, or impo
 The subpackages (``api``, ``builders``, ``crd``, ``status``, ``validation``) each list their own
 public names. This package lists what its top-level modules offer to the rest of the code: the
 constants that form the contract with users and images (``constants``), object names
-(``naming``), image pull secret discovery (``pull_secrets``), offline rendering (``render``)
-and the operator's settings (``settings``).
+(``naming``), image pull secret discovery (``pull_secrets``), the workers of a base model
+read from EndpointSlices (``model_endpoints``), offline rendering (``render``) and the
+operator's settings (``settings``).
 
 ``render`` pulls in every builder, which ``validate`` and the webhooks never need, so its names
 are imported on first use (PEP 562 ``__getattr__``); the rest is cheap and imported here.
@@ -21,6 +22,7 @@ from dynamo_operator.constants import (
     HPA_DEFAULT_CPU_UTILIZATION,
     MAIN_CONTAINER_NAME,
     MANAGED_BY_OPERATOR,
+    MODEL_FINALIZER,
     MPI_SSH_MOUNT_PATH,
     MPI_SSH_SECRET_DEFAULT_NAME,
     PLANNER_SERVICE_ACCOUNT_NAME,
@@ -35,8 +37,14 @@ from dynamo_operator.constants import (
     PortNames,
     Ports,
 )
+from dynamo_operator.model_endpoints import (
+    WorkerEndpoint,
+    endpoint_service_names,
+    find_worker_endpoints,
+)
 from dynamo_operator.naming import (
     DNS1123_LABEL_MAX_LENGTH,
+    base_model_hash,
     component_deployment_name,
     component_pod_selector,
     default_dynamo_namespace,
@@ -44,6 +52,7 @@ from dynamo_operator.naming import (
     is_dns1123_label,
     is_dns1123_subdomain,
     leader_worker_set_name,
+    model_service_name,
 )
 from dynamo_operator.pull_secrets import (
     PullSecretIndex,
@@ -73,6 +82,7 @@ __all__ = [
     "LEADER_WORKER_SET_API_VERSION",
     "MAIN_CONTAINER_NAME",
     "MANAGED_BY_OPERATOR",
+    "MODEL_FINALIZER",
     "MPI_SSH_MOUNT_PATH",
     "MPI_SSH_SECRET_DEFAULT_NAME",
     "OPTIONAL_API_GROUP_VERSIONS",
@@ -94,16 +104,21 @@ __all__ = [
     "PullSecretIndex",
     "RenderError",
     "RenderResult",
+    "WorkerEndpoint",
+    "base_model_hash",
     "build_pull_secret_index",
     "component_deployment_name",
     "component_pod_selector",
     "default_dynamo_namespace",
     "discover_image_pull_secrets",
     "dynamo_namespace",
+    "endpoint_service_names",
+    "find_worker_endpoints",
     "is_dns1123_label",
     "is_dns1123_subdomain",
     "is_docker_config_secret",
     "leader_worker_set_name",
+    "model_service_name",
     "render_objects",
 ]
 

@@ -22,6 +22,9 @@ class Labels:
     ROLE: Final = "role"
     INSTANCE_ID: Final = "instance-id"
     MANAGED_BY: Final = "nvidia.com/managed-by"
+    BASE_MODEL_HASH: Final = "nvidia.com/dynamo-base-model-hash"
+    """On the pods and the headless Service of components that serve a base model (``modelRef``):
+    the first 8 hex digits of the SHA-256 of its name, a valid label value whatever the name."""
 
 
 MANAGED_BY_OPERATOR: Final = "dynamo-operator"
@@ -32,6 +35,13 @@ class Annotations:
     ENABLE_METRICS: Final = "nvidia.com/enable-metrics"
     DISABLE_IMAGE_PULL_SECRET_DISCOVERY: Final = "nvidia.com/disable-image-pull-secret-discovery"
     VOLCANO_GROUP_NAME: Final = "scheduling.k8s.io/group-name"
+    BASE_MODEL: Final = "nvidia.com/dynamo-base-model"
+    """The base model's name in full, next to its hash label, for humans."""
+
+
+MODEL_FINALIZER: Final = "nvidia.com/finalizer"
+"""Held by a LoRA DynamoModel until its adapter has been unloaded from the workers (the upstream
+operator's finalizer name, so models it created are cleaned up the same way)."""
 
 
 class Ports:

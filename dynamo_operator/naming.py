@@ -8,6 +8,7 @@ would be refused by the API server later.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 
@@ -48,6 +49,18 @@ def component_pod_selector(component_name: str) -> dict[str, str]:
 def leader_worker_set_name(component_name: str, instance: int) -> str:
     """One LeaderWorkerSet (and Volcano PodGroup) per replica: ``<dcd>-<replica index>``."""
     return f"{component_name}-{instance}"
+
+
+def base_model_hash(base_model_name: str) -> str:
+    """The first 8 hex digits of the SHA-256 of a base model's name: a label value for any name
+    (``Qwen/Qwen3-0.6B`` is not one), shared by the pods, the model Service and its
+    EndpointSlices, and the DynamoModels that look them up."""
+    return hashlib.sha256(base_model_name.encode()).hexdigest()[:8]
+
+
+def model_service_name(base_model_name: str) -> str:
+    """``dynamo-model-<hash>``: the headless Service of a base model in a namespace."""
+    return f"dynamo-model-{base_model_hash(base_model_name)}"
 
 
 def default_dynamo_namespace(kubernetes_namespace: str, graph_name: str) -> str:

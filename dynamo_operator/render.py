@@ -5,12 +5,14 @@ DynamoGraphDeployment yields its PVCs and DynamoComponentDeployments, and each D
 given) yields its Deployment or LeaderWorkerSets, Service, Ingress or VirtualService and autoscaler.
 Secrets of type ``kubernetes.io/dockerconfigjson`` among the documents feed pull-secret discovery.
 Objects come out in a stable order: documents in input order, and for each graph its PVCs, then
-per component (sorted by name) the DCD followed by its children.
+per component (sorted by name) the DCD followed by its children. A base model's headless Service,
+shared by every component serving it, comes out once, after the first of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +30,7 @@ from dynamo_operator.builders import (
     BuildError,
     build_component_children,
     build_component_deployments,
+    build_model_service_owners,
     build_persistent_volume_claims,
 )
 from dynamo_operator.pull_secrets import build_pull_secret_index, is_docker_config_secret
@@ -79,6 +82,51 @@ def _render_document(
         raise RenderError(f"unsupported kind {kind!r}")
 
 
+def _components_of(document: Mapping[str, Any], context: BuildContext) -> list[Mapping[str, Any]]:
+    """The DCDs a document is or yields (what the model Services' owners are read from)."""
+    kind = document.get("kind")
+    if kind == KIND_GRAPH_DEPLOYMENT:
+        dgd = DynamoGraphDeployment.model_validate(document)
+        return list(build_component_deployments(dgd, context))
+    if kind == KIND_COMPONENT_DEPLOYMENT:
+        return [DynamoComponentDeployment.model_validate(document).to_wire()]
+    return []
+
+
+def _for_each_document(
+    documents: Sequence[Mapping[str, Any]], action: Callable[[Mapping[str, Any]], None]
+) -> None:
+    """Run ``action`` on every document; an error names the document and the field."""
+    for index, document in enumerate(documents):
+        try:
+            action(document)
+        except ValidationError as error:
+            first = error.errors()[0]
+            path = ".".join(str(part) for part in first["loc"])
+            raise RenderError(f"{_describe(index, document)}: {path}: {first['msg']}") from error
+        except (BuildError, RenderError) as error:
+            raise RenderError(f"{_describe(index, document)}: {error}") from error
+
+
+def _without_repeats(objects: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each object once: a shared one (a model Service) is built identically by each owner."""
+    kept: list[dict[str, Any]] = []
+    seen: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for obj in objects:
+        metadata = obj.get("metadata") or {}
+        key = (
+            obj.get("apiVersion"),
+            obj.get("kind"),
+            metadata.get("namespace"),
+            metadata.get("name"),
+        )
+        if seen.get(key) == obj:
+            continue
+        seen.setdefault(key, obj)
+        kept.append(obj)
+    return kept
+
+
 def render_objects(
     documents: Sequence[Mapping[str, Any]],
     settings: OperatorSettings,
@@ -94,13 +142,16 @@ def render_objects(
         f"{name}: malformed .dockerconfigjson, ignored for pull-secret discovery"
         for name in pull_secrets.skipped
     )
-    for index, document in enumerate(documents):
-        try:
-            _render_document(document, context, result)
-        except ValidationError as error:
-            first = error.errors()[0]
-            path = ".".join(str(part) for part in first["loc"])
-            raise RenderError(f"{_describe(index, document)}: {path}: {first['msg']}") from error
-        except (BuildError, RenderError) as error:
-            raise RenderError(f"{_describe(index, document)}: {error}") from error
+    components: list[Mapping[str, Any]] = []
+    _for_each_document(
+        documents, lambda document: components.extend(_components_of(document, context))
+    )
+    context = dataclasses.replace(
+        context,
+        model_service_owners=build_model_service_owners(
+            components, default_namespace=default_namespace
+        ),
+    )
+    _for_each_document(documents, lambda document: _render_document(document, context, result))
+    result.objects = _without_repeats(result.objects)
     return result

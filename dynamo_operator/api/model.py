@@ -40,11 +40,15 @@ class ModelEndpoint(ApiModel):
     """Name of the pod behind the endpoint."""
     ready: bool | None = None
     """Whether the model is loaded and ready on this endpoint."""
+    message: str | None = None
+    """Why the model is not ready on this endpoint (the last load attempt's failure)."""
 
 
 class DynamoModelStatus(ApiModel):
     """Observed state of a model."""
 
+    observed_generation: Annotated[int, Field(ge=0)] | None = None
+    """The metadata.generation this status describes."""
     endpoints: list[ModelEndpoint] | None = None
     """Endpoints currently serving (or loading) the model."""
     ready_endpoints: Annotated[int, Field(ge=0)] | None = None

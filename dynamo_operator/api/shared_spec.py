@@ -198,6 +198,15 @@ class ExtraPodSpec(ApiModel):
         return dict(self.model_extra or {})
 
 
+class ModelReference(ApiModel):
+    """The base model a component serves."""
+
+    name: Annotated[str, Field(min_length=1)]
+    """Name of the base model (e.g. Qwen/Qwen3-0.6B); DynamoModels name it in baseModelName."""
+    revision: str | None = None
+    """Revision of the base model, for information."""
+
+
 class MultinodeSpec(ApiModel):
     """Spreads one replica of the component over several nodes (leader and workers)."""
 
@@ -272,6 +281,9 @@ class DynamoComponentDeploymentSharedSpec(ApiModel):
     """Desired number of pods (of leader/worker groups when multinode); 1 when unset."""
     multinode: MultinodeSpec | None = None
     """Spread each replica over several nodes."""
+    model_ref: ModelReference | None = None
+    """Base model the component serves: its pods get the base model's hash label and the
+    headless Service dynamo-model-<hash>, where DynamoModels find them."""
 
     @property
     def effective_replicas(self) -> int:

@@ -5,7 +5,10 @@ never mutates its input, reads the clock, the environment or the network.
 One entry per build, each taking a validated model and a ``BuildContext``:
 ``build_component_deployments(dgd, context)``, ``build_persistent_volume_claims(dgd, context)`` and
 ``build_component_children(dcd, context)``; the planner's ServiceAccount and RoleBinding, shared
-by the graphs of a namespace, come from ``build_planner_access(dgd, namespace, role_name)``.
+by the graphs of a namespace, come from ``build_planner_access(dgd, namespace, role_name)``. A
+base model's headless Service is shared by the components serving it: its owners come from
+``build_model_service_owners(dcds)`` (handed to the builders in the context), and
+``build_shared_model_service`` rebuilds it for the owners left when one stops serving the model.
 Internally the builders read a wire-form view of the object (``component.py``, ``graph.py``).
 """
 
@@ -15,8 +18,12 @@ from dynamo_operator.builders.children import (
     build_component_children,
 )
 from dynamo_operator.builders.component_deployments import build_component_deployments
-from dynamo_operator.builders.context import BuildContext
+from dynamo_operator.builders.context import BuildContext, ModelServiceOwners
 from dynamo_operator.builders.errors import BuildError, InvalidComponentError
+from dynamo_operator.builders.model_service import (
+    build_model_service_owners,
+    build_shared_model_service,
+)
 from dynamo_operator.builders.persistent_volume_claims import build_persistent_volume_claims
 from dynamo_operator.builders.service_account import build_planner_access
 
@@ -25,9 +32,12 @@ __all__ = [
     "BuildError",
     "ComponentChildren",
     "InvalidComponentError",
+    "ModelServiceOwners",
     "MultinodeUnsupported",
     "build_component_children",
     "build_component_deployments",
+    "build_model_service_owners",
     "build_persistent_volume_claims",
     "build_planner_access",
+    "build_shared_model_service",
 ]

@@ -1,4 +1,5 @@
-"""DCD -> every child object: the workload, Service, Ingress or VirtualService, autoscaler.
+"""DCD -> every child object: the workload, Service, the base model's headless Service, Ingress
+or VirtualService, autoscaler.
 
 A multinode component needs the LeaderWorkerSet API. Without it the outcome says so
 (``MultinodeUnsupported``) instead of silently building a Deployment whose pods would not know
@@ -17,6 +18,7 @@ from dynamo_operator.builders.deployment import build_deployment
 from dynamo_operator.builders.ingress import build_ingress
 from dynamo_operator.builders.leader_worker_set import build_leader_worker_set, build_pod_group
 from dynamo_operator.builders.merge import JsonDict
+from dynamo_operator.builders.model_service import build_model_service
 from dynamo_operator.builders.service import build_service
 from dynamo_operator.builders.virtual_service import build_virtual_service
 from dynamo_operator.status.reasons import Reasons
@@ -35,6 +37,9 @@ class ComponentChildren:
     workload: list[JsonDict] = field(default_factory=list)
     """The Deployment, or per replica a LeaderWorkerSet (and Volcano PodGroup)."""
     service: JsonDict | None = None
+    model_service: JsonDict | None = None
+    """The headless Service of the base model the component serves (``modelRef``), shared with
+    the other components serving it (``model_service.py``)."""
     ingress: JsonDict | None = None
     virtual_service: JsonDict | None = None
     autoscaler: JsonDict | None = None
@@ -45,7 +50,13 @@ class ComponentChildren:
 
     def objects(self) -> list[JsonDict]:
         """Every child in a stable order: workload first, then what routes to and scales it."""
-        optional = (self.service, self.ingress, self.virtual_service, self.autoscaler)
+        optional = (
+            self.service,
+            self.model_service,
+            self.ingress,
+            self.virtual_service,
+            self.autoscaler,
+        )
         return [*self.workload, *(obj for obj in optional if obj is not None)]
 
 
@@ -95,6 +106,7 @@ def _build_children(component: Component, context: BuildContext) -> ComponentChi
     return ComponentChildren(
         workload=[] if isinstance(workload, MultinodeUnsupported) else workload,
         service=build_service(component, context),
+        model_service=build_model_service(component, context),
         ingress=build_ingress(component, context),
         virtual_service=virtual_service,
         autoscaler=build_horizontal_pod_autoscaler(component, context),

@@ -109,6 +109,12 @@ class Component:
         return str(image) if image else None
 
     @property
+    def base_model_name(self) -> str | None:
+        """The base model the component serves (``modelRef.name``), if it declares one."""
+        name = self._section("modelRef").get("name")
+        return str(name) if name else None
+
+    @property
     def autoscaling_enabled(self) -> bool:
         return bool(self._section("autoscaling").get("enabled"))
 

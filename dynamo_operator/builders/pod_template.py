@@ -4,6 +4,7 @@ Base pod spec (grace period 60 s, restartPolicy Always, the component's service 
 ``extraPodSpec`` merged over it (user wins), then what the operator adds on top: volumes merged by
 name, shared memory replacing any user volume of that name, the main container after the user's
 own containers, and discovered image pull secrets after the user's (sorted, de-duplicated).
+Pods that serve a base model (``modelRef``) carry its hash label and name annotation.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dynamo_operator.builders.container import build_main_container
 from dynamo_operator.builders.context import BuildContext
 from dynamo_operator.builders.labels import pod_annotations, pod_labels
 from dynamo_operator.builders.merge import JsonDict, copy_json, deep_merge, merge_named
+from dynamo_operator.builders.model_service import serving_pod_metadata
 from dynamo_operator.builders.multinode import Role, multinode_pod_volumes
 from dynamo_operator.builders.service_account import component_service_account
 from dynamo_operator.builders.volumes import (
@@ -94,10 +96,13 @@ def build_pod_template(
     extra_labels: Mapping[str, str] | None = None,
     extra_annotations: Mapping[str, str] | None = None,
 ) -> JsonDict:
+    serving_labels, serving_annotations = serving_pod_metadata(component, role)
+    labels = pod_labels(component, {**(extra_labels or {}), **serving_labels})
+    annotations = pod_annotations(component, {**(extra_annotations or {}), **serving_annotations})
     return {
         "metadata": {
-            "labels": dict(sorted(pod_labels(component, extra_labels).items())),
-            "annotations": dict(sorted(pod_annotations(component, extra_annotations).items())),
+            "labels": dict(sorted(labels.items())),
+            "annotations": dict(sorted(annotations.items())),
         },
         "spec": build_pod_spec(component, context, role),
     }

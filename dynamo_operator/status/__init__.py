@@ -1,4 +1,5 @@
-"""Pure status derivation: the complete ``status`` of a DCD or DGD from what the cache holds.
+"""Pure status derivation: the complete ``status`` of a DCD, DGD or DynamoModel from what the
+cache holds (and, for a model, what its workers answered).
 
 Wire dicts in, wire dicts out (camelCase, as the API server stores them); the time is a parameter
 (``now``), never read. Conditions follow Kubernetes transition semantics (``conditions.py``), so
@@ -15,16 +16,19 @@ from dynamo_operator.status.conditions import (
 )
 from dynamo_operator.status.failure import StatusFailure
 from dynamo_operator.status.graph_deployment import derive_graph_status
+from dynamo_operator.status.model import EndpointState, derive_model_status
 from dynamo_operator.status.reasons import ConditionTypes, Reasons
 
 __all__ = [
     "ConditionTypes",
+    "EndpointState",
     "Reasons",
     "StatusFailure",
     "Unsupported",
     "changed_condition",
     "derive_component_status",
     "derive_graph_status",
+    "derive_model_status",
     "find_condition",
     "format_time",
     "is_condition_true",

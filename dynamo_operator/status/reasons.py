@@ -1,7 +1,8 @@
 """Condition types and reasons the operator writes: the one list of them.
 
 Component deployments (DCDs) carry ``Available`` and ``DynamoComponentReady``; graph deployments
-(DGDs) carry ``Ready``. The DGD reasons are the upstream operator's snake_case strings, which
+(DGDs) carry ``Ready``; DynamoModels carry ``ServicesFound`` and ``EndpointsReady`` (with the
+upstream operator's reasons). The DGD reasons are the upstream operator's snake_case strings, which
 existing dashboards and scripts match on; the DCD reasons are CamelCase as Kubernetes conditions
 usually are. A not-ready reason names the cause when it is known (a pod that cannot be scheduled,
 an image that cannot be pulled, a crash loop, a stalled rollout), not merely "not ready".
@@ -19,6 +20,10 @@ class ConditionTypes:
     """DCD: the same verdict as Available, under the name upstream tooling reads."""
     READY: Final = "Ready"
     """DGD: every resource of the graph is ready (state ``successful``)."""
+    SERVICES_FOUND: Final = "ServicesFound"
+    """DynamoModel: EndpointSlices of the base model's Services exist."""
+    ENDPOINTS_READY: Final = "EndpointsReady"
+    """DynamoModel: the model is usable on every worker (a LoRA: loaded on each)."""
 
 
 class Reasons:
@@ -38,6 +43,13 @@ class Reasons:
     CRASH_LOOP: Final = "CrashLoop"
     # Both kinds: the object itself cannot be acted on.
     VALIDATION_FAILED: Final = "ValidationFailed"
+    # DynamoModel (upstream spellings).
+    SERVICES_FOUND: Final = "ServicesFound"
+    NO_SERVICES_FOUND: Final = "NoServicesFound"
+    ALL_ENDPOINTS_READY: Final = "AllEndpointsReady"
+    ENDPOINTS_DISCOVERED: Final = "EndpointsDiscovered"
+    ENDPOINTS_NOT_READY: Final = "NotReady"
+    NO_ENDPOINTS: Final = "NoEndpoints"
     # Graph deployment (upstream spellings).
     ALL_RESOURCES_READY: Final = "all_resources_are_ready"
     SOME_RESOURCES_NOT_READY: Final = "some_resources_are_not_ready"

@@ -2,8 +2,10 @@
 
 Five steps per pass, each a call: read the DCD from the cache; validate it with the pure
 validators (the webhook's rules: invalid is terminal until the spec changes); build its children
-with the pure builders (Deployment or LeaderWorkerSets (+ PodGroups), Service, Ingress or
-VirtualService, HPA); apply what differs and delete children that should no longer exist; derive
+with the pure builders (Deployment or LeaderWorkerSets (+ PodGroups), Service, the base model's
+headless Service, Ingress or VirtualService, HPA); apply what differs and delete children that
+should no longer exist (a base model's Service is shared by the components serving it: the
+namespace's DCDs say who they are, and one that stops serving it leaves it to the others); derive
 the status from the cached workloads and pods, write it once if it changed, and emit an Event
 only on a transition.
 """
@@ -16,8 +18,15 @@ from datetime import datetime
 from typing import Any
 
 from dynamo_operator.api import DynamoComponentDeployment
-from dynamo_operator.builders import BuildContext, BuildError, build_component_children
-from dynamo_operator.constants import Labels
+from dynamo_operator.builders import (
+    BuildContext,
+    BuildError,
+    ComponentChildren,
+    build_component_children,
+    build_model_service_owners,
+    build_shared_model_service,
+)
+from dynamo_operator.constants import Annotations, Labels
 from dynamo_operator.pull_secrets import build_pull_secret_index
 from dynamo_operator.settings import OperatorSettings
 from dynamo_operator.status import (
@@ -32,7 +41,7 @@ from manager.cache import CacheReader
 from manager.client import BadRequest, Client, Invalid
 from manager.controller import Request, Result
 from manager.events import EventRecorder
-from manager.kinds import POD, SECRET, ResourceKind
+from manager.kinds import POD, SECRET, SERVICE, ResourceKind
 from manager.ownership import ChildChanges, sync_children
 
 __all__ = ["ComponentDeploymentReconciler", "ComponentKinds", "pod_requests", "secret_requests"]
@@ -74,7 +83,11 @@ class ComponentDeploymentReconciler:
             await self._report(dcd, failure=StatusFailure.invalid(validation))
             return None
         context = BuildContext(
-            settings=self._settings(), pull_secrets=self._pull_secrets(request.namespace)
+            settings=self._settings(),
+            pull_secrets=self._pull_secrets(request.namespace),
+            model_service_owners=build_model_service_owners(
+                self._reader.list(self._kinds.component, request.namespace)
+            ),
         )
         try:
             children = build_component_children(
@@ -83,6 +96,7 @@ class ComponentDeploymentReconciler:
             changes = await sync_children(
                 self._client, self._reader, dcd, children.objects(), self._kinds.children
             )
+            await self._release_model_services(dcd, children, context, changes)
         except (BuildError, Invalid, BadRequest) as error:
             # The spec passed our rules but cannot be built or is refused by the API server:
             # the user has to change it, so report it and wait for that change.
@@ -97,6 +111,40 @@ class ComponentDeploymentReconciler:
         pods = self._reader.list(POD, request.namespace, labels={Labels.SELECTOR: request.name})
         await self._report(dcd, workloads=workloads, pods=pods, unsupported=children.unsupported)
         return None
+
+    async def _release_model_services(
+        self,
+        dcd: Mapping[str, Any],
+        children: ComponentChildren,
+        context: BuildContext,
+        changes: ChildChanges,
+    ) -> None:
+        """A base model's Service this component shares but no longer wants (its modelRef
+        changed or went) is rebuilt for the components still serving that model, or deleted
+        with the last of them; `sync_children` leaves it alone, not being its controller."""
+        metadata = dcd["metadata"]
+        namespace, uid = metadata["namespace"], metadata["uid"]
+        if not self._reader.has_synced(SERVICE):
+            return
+        wanted = children.model_service["metadata"]["name"] if children.model_service else None
+        for service in self._reader.list(
+            SERVICE, namespace, owner_uid=uid, labels=Labels.BASE_MODEL_HASH
+        ):
+            name = service["metadata"]["name"]
+            if name == wanted or _is_controller(uid, service):
+                continue
+            base_model = (service["metadata"].get("annotations") or {}).get(Annotations.BASE_MODEL)
+            owners = [
+                owner
+                for owner in context.model_service_owners.get((namespace, str(base_model)), ())
+                if owner.get("uid") != uid
+            ]
+            if base_model and owners:
+                shared = build_shared_model_service(str(base_model), namespace, owners)
+                if await self._client.apply_if_changed(shared, service):
+                    changes.updated.append(f"Service/{name}")
+            elif await self._client.delete(SERVICE, namespace, name):
+                changes.deleted.append(f"Service/{name}")
 
     def _pull_secrets(self, namespace: str) -> Any:
         return build_pull_secret_index(self._reader.list(SECRET, namespace))
@@ -134,6 +182,13 @@ class ComponentDeploymentReconciler:
             self._recorder.event(dcd, "Normal", "Ready", "Component is available")
         elif derive.get("failure") is not None or was_available:
             self._recorder.event(dcd, "Warning", str(changed["reason"]), str(changed["message"]))
+
+
+def _is_controller(uid: str, obj: Mapping[str, Any]) -> bool:
+    return any(
+        ref.get("uid") == uid and ref.get("controller") is True
+        for ref in obj["metadata"].get("ownerReferences") or ()
+    )
 
 
 def pod_requests(pod: Mapping[str, Any], reader: CacheReader) -> Iterable[Request]:

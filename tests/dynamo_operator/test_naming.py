@@ -3,12 +3,14 @@ from __future__ import annotations
 import pytest
 
 from dynamo_operator.naming import (
+    base_model_hash,
     component_deployment_name,
     default_dynamo_namespace,
     dynamo_namespace,
     is_dns1123_label,
     is_dns1123_subdomain,
     leader_worker_set_name,
+    model_service_name,
 )
 
 
@@ -46,3 +48,11 @@ def test_declared_dynamo_namespace_wins_over_the_default() -> None:
 def test_dns1123_checks(name: str, label: bool, subdomain: bool) -> None:
     assert is_dns1123_label(name) is label
     assert is_dns1123_subdomain(name) is subdomain
+
+
+def test_base_model_hash_is_a_label_value_for_any_name_and_names_its_service() -> None:
+    # The first 8 hex digits of SHA-256, as the upstream operator computes them, so what it
+    # labelled keeps matching.
+    assert base_model_hash("Qwen/Qwen3-0.6B") == "fb68f5a6"
+    assert model_service_name("Qwen/Qwen3-0.6B") == "dynamo-model-fb68f5a6"
+    assert is_dns1123_label(model_service_name("a" * 300 + "/Ünïcode model"))
