@@ -5,6 +5,10 @@ Two ways to reach the server: through a Service (in-cluster, the Helm chart) or 
 ``nvidia.com/dynamo-operator-namespace`` is what the operator-managed certificate mode looks for
 when it injects its CA into ``caBundle``.
 
+A namespace-restricted operator serves its own configuration (``<name>-<namespace>``) that
+selects its namespace only, so the API server asks it, and only it, about objects there; its
+label names that namespace, so the CA it injects goes into its own configuration.
+
 ``python -m webhooks.manifests`` prints the default in-cluster configuration committed under
 ``deploy/webhook/``; a test keeps that file in sync with this module.
 """
@@ -28,6 +32,8 @@ VALIDATING_WEBHOOK_CONFIGURATION = ResourceKind(
     namespaced=False,
 )
 OPERATOR_NAMESPACE_LABEL = "nvidia.com/dynamo-operator-namespace"
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+"""Set by the API server on every namespace: a selector on it picks one namespace by name."""
 DEFAULT_CONFIGURATION_NAME = "dynamo-operator-validating"
 DEFAULT_SERVICE_NAME = "dynamo-operator-webhook-service"
 DEFAULT_OPERATOR_NAMESPACE = "dynamo-system"
@@ -76,6 +82,31 @@ def build_validating_webhook_configuration(
         "metadata": {"name": name, "labels": {OPERATOR_NAMESPACE_LABEL: operator_namespace}},
         "webhooks": webhooks,
     }
+
+
+def build_namespace_restricted_webhook_configuration(
+    target: ServiceTarget | UrlTarget,
+    *,
+    namespace: str,
+    name: str = DEFAULT_CONFIGURATION_NAME,
+    operator_namespace: str | None = None,
+    ca_bundle_pem: bytes | None = None,
+    endpoints: Iterable[WebhookEndpoint] = ENDPOINTS,
+) -> dict[str, Any]:
+    """The configuration of an operator run with ``--restrictedNamespace=<namespace>``: named
+    ``<name>-<namespace>`` so it sits beside the cluster-wide one, every webhook selecting that
+    namespace only, labelled with the operator's namespace (by default the restricted one) so
+    that operator injects its own CA into it. Operator-managed certificates find configurations
+    by that label alone, so two operators must not share a namespace: each would inject its CA
+    into the other's configuration."""
+    return build_validating_webhook_configuration(
+        target,
+        name=f"{name}-{namespace}",
+        operator_namespace=operator_namespace or namespace,
+        ca_bundle_pem=ca_bundle_pem,
+        namespace_selector={"matchLabels": {NAMESPACE_NAME_LABEL: namespace}},
+        endpoints=endpoints,
+    )
 
 
 def _webhook(

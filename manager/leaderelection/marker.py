@@ -5,7 +5,8 @@ Not an election: one process writes it and nobody competes for it. Others read i
 `renewTime + leaseDurationSeconds` lies in the future.
 
 - Written at start (created or taken over) with `renewTime` set, so it is live from its first
-  write; the process does not start when that write fails.
+  write; the process does not start when that write fails (`LeaseMarkerLostError`, e.g. when
+  its Role does not allow it: one log line and exit 1, not a traceback).
 - Renewed every `renew_interval` with a server-side apply (one request; it also re-creates a
   Lease someone deleted).
 - Split-brain guard: after `floor(duration / renew_interval) - 1` consecutive failed renewals (at
@@ -40,7 +41,8 @@ DELETE_TIMEOUT = 5.0
 
 
 class LeaseMarkerLostError(Exception):
-    """Renewals kept failing: the marker may expire while this process still acts."""
+    """The marker cannot be kept: not written at start, or renewals kept failing so it may
+    expire while this process still acts. Either way the process must stop."""
 
 
 class LeaseMarker:
@@ -72,7 +74,12 @@ class LeaseMarker:
         self._acquired = format_micro_time(datetime.now(UTC))
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        await self.renew()
+        try:
+            await self.renew()
+        except KubeError as error:
+            raise LeaseMarkerLostError(
+                f"Lease {self.namespace}/{self.name} not written at start: {error}"
+            ) from error
         log.info("namespace marker written", namespace=self.namespace, lease=self.name)
         task_status.started()
         try:

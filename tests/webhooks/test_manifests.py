@@ -11,9 +11,11 @@ from tests.webhooks.reviews import ScriptedValidator
 from webhooks.app import build_app
 from webhooks.endpoints import ENDPOINTS
 from webhooks.manifests import (
+    NAMESPACE_NAME_LABEL,
     OPERATOR_NAMESPACE_LABEL,
     ServiceTarget,
     UrlTarget,
+    build_namespace_restricted_webhook_configuration,
     build_validating_webhook_configuration,
     render_default_manifest,
 )
@@ -71,6 +73,47 @@ def test_resources_are_the_crd_plurals() -> None:
         for webhook in build_validating_webhook_configuration(ServiceTarget("s", "n"))["webhooks"]
     }
     assert configured == plurals
+
+
+def test_cluster_wide_configuration_selects_every_namespace() -> None:
+    configuration = build_validating_webhook_configuration(ServiceTarget("svc", "dynamo-system"))
+    assert configuration["metadata"]["name"] == "dynamo-operator-validating"
+    assert all("namespaceSelector" not in webhook for webhook in configuration["webhooks"])
+
+
+def test_namespace_restricted_configuration_selects_its_namespace_only() -> None:
+    target = ServiceTarget("dynamo-operator-webhook-service", "team-a")
+    restricted = build_namespace_restricted_webhook_configuration(target, namespace="team-a")
+    cluster_wide = build_validating_webhook_configuration(target, operator_namespace="team-a")
+
+    assert restricted["metadata"] == {
+        "name": "dynamo-operator-validating-team-a",
+        # The operator-managed certificates of the operator in team-a look for this label.
+        "labels": {OPERATOR_NAMESPACE_LABEL: "team-a"},
+    }
+    assert len(restricted["webhooks"]) == len(cluster_wide["webhooks"])
+    for scoped, every in zip(restricted["webhooks"], cluster_wide["webhooks"], strict=True):
+        assert scoped["namespaceSelector"] == {"matchLabels": {NAMESPACE_NAME_LABEL: "team-a"}}
+        # Otherwise the same webhooks as the cluster-wide configuration, same target.
+        assert {k: v for k, v in scoped.items() if k != "namespaceSelector"} == every
+
+
+def test_namespace_restricted_configuration_names_the_operators_own_namespace() -> None:
+    """An operator in `dynamo-team-a` restricted to `team-a`: the configuration selects
+    `team-a` and carries the label of the namespace its certificate Secret lives in."""
+    restricted = build_namespace_restricted_webhook_configuration(
+        UrlTarget("https://127.0.0.1:9443"),
+        namespace="team-a",
+        name="release-validating",
+        operator_namespace="dynamo-team-a",
+        ca_bundle_pem=b"PEM",
+    )
+
+    assert restricted["metadata"]["name"] == "release-validating-team-a"
+    assert restricted["metadata"]["labels"] == {OPERATOR_NAMESPACE_LABEL: "dynamo-team-a"}
+    for webhook in restricted["webhooks"]:
+        assert webhook["namespaceSelector"]["matchLabels"] == {NAMESPACE_NAME_LABEL: "team-a"}
+        assert base64.b64decode(webhook["clientConfig"]["caBundle"]) == b"PEM"
 
 
 def test_committed_manifest_matches_the_generator() -> None:
