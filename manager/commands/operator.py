@@ -34,6 +34,7 @@ from manager.commands.operator_kinds import (
     register_cache_options,
 )
 from manager.commands.operator_metrics import MeteredReconciler, ResourceCounter
+from manager.commands.operator_model import MODEL, add_model_controller
 from manager.commands.operator_modes import (
     MARKER_LEASE_NAME,
     ClaimAwareValidator,
@@ -165,13 +166,21 @@ class _Operator:
         client = Client(rest, identity, kinds=self.kinds)
         self.components = self._component_controller(client)
         graphs = self._graph_controller(client)
+        models = add_model_controller(
+            self.manager,
+            self.cache,
+            client,
+            self.recorder,
+            max_concurrent_reconciles=options.max_concurrent_reconciles,
+            wrap=self._claim_aware,
+        )
         if self.claims is not None:
             self.claims.add_listener(
                 HandOver(
                     self.cache.reader,
                     self.recorder,
                     GRAPH,
-                    ((graphs, GRAPH), (self.components, COMPONENT)),
+                    ((graphs, GRAPH), (self.components, COMPONENT), (models, MODEL)),
                 )
             )
         exclude = self.claims.is_claimed if self.claims is not None else None
@@ -240,7 +249,9 @@ class _Operator:
             .named("dynamocomponentdeployment")
             .for_(COMPONENT, _spec_or_metadata_changed())
             .owns(DEPLOYMENT)
-            .owns(SERVICE)
+            # Every owner, not only the controller: a base model's Service is shared by the
+            # components serving it, none of them its controller.
+            .watches(SERVICE, enqueue_for_owner(COMPONENT, only_controller=False))
             .owns(INGRESS)
             .owns(HORIZONTAL_POD_AUTOSCALER)
             .watches(POD, pod_requests)
