@@ -34,9 +34,15 @@ import yaml
 from kr8s.objects import Namespace
 
 from e2e.graphs import GRAPH, ROOT, World, eventually, is_converged, recorded, small_graph
-from e2e.operator_process import OperatorProcess, start_operator
-from manager import LEASE, SERVICE_ACCOUNT, ResourceKind
+from e2e.operator_process import OperatorProcess, free_port, start_operator
+from manager import LEASE, SECRET, SERVICE_ACCOUNT, ResourceKind
 from manager.client import NotFound, RestClient
+from webhooks import (
+    OPERATOR_NAMESPACE_LABEL,
+    VALIDATING_WEBHOOK_CONFIGURATION,
+    UrlTarget,
+    build_validating_webhook_configuration,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -69,8 +75,16 @@ class Launcher:
         self.log_dir = log_dir
         self.processes: list[OperatorProcess] = []
 
-    def start(self, *arguments: str, name: str, kubeconfig: Path | None = None) -> OperatorProcess:
-        process = start_operator(kubeconfig or self.kubeconfig, self.log_dir, *arguments, name=name)
+    def start(
+        self,
+        *arguments: str,
+        name: str,
+        kubeconfig: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> OperatorProcess:
+        process = start_operator(
+            kubeconfig or self.kubeconfig, self.log_dir, *arguments, name=name, env=env
+        )
         self.processes.append(process)
         return process
 
@@ -285,7 +299,7 @@ class Credentials:
             subject["namespace"] = account
         await self.rest.create(kind, body, field_manager="e2e")
         if not kind.namespaced:
-            self.cluster_objects.append((kind, metadata["name"]))
+            self.remove_later(kind, metadata["name"])
 
     async def _token(self, namespace: str) -> str:
         request = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}}
@@ -318,6 +332,10 @@ class Credentials:
         path = self.directory / f"kubeconfig-{namespace}-{uuid.uuid4().hex[:6]}"
         path.write_text(yaml.safe_dump(config))
         return path
+
+    def remove_later(self, kind: ResourceKind, name: str) -> None:
+        """Delete this cluster-scoped object when the test ends."""
+        self.cluster_objects.append((kind, name))
 
     async def remove(self) -> None:
         for kind, name in reversed(self.cluster_objects):
@@ -561,3 +579,45 @@ async def test_a_restricted_operator_needs_only_the_namespaced_role(
     assert await read_lease(rest, namespace, MARKER) is None, "the marker is deleted on stop"
     assert rbac_denials(operator) == []
     assert "orbidden" not in operator.log_path.read_text()
+
+
+async def test_a_restricted_operator_injects_its_ca_into_its_own_webhook_configuration(
+    rest: RestClient, namespace: str, credentials: Credentials, launcher: Launcher
+) -> None:
+    """With webhooks on and operator-managed certificates, the restricted operator needs the
+    Role plus `webhook-role.yaml`: it keeps its certificate Secret in its namespace and injects
+    its CA into the configuration labelled with that namespace, the one selecting only it.
+    (No admission call here: the certificate names the in-cluster Service, not 127.0.0.1.)"""
+    config = await credentials.kubeconfig(namespace, "manager-role.yaml", "webhook-role.yaml")
+    port = free_port()
+    configuration = build_validating_webhook_configuration(
+        UrlTarget(f"https://127.0.0.1:{port}"),
+        name=f"dynamo-operator-validating-{namespace}",
+        operator_namespace=namespace,
+        namespace_selector={"matchLabels": {"kubernetes.io/metadata.name": namespace}},
+    )
+    await rest.create(VALIDATING_WEBHOOK_CONFIGURATION, configuration, field_manager="e2e")
+    credentials.remove_later(VALIDATING_WEBHOOK_CONFIGURATION, configuration["metadata"]["name"])
+    assert configuration["metadata"]["labels"] == {OPERATOR_NAMESPACE_LABEL: namespace}
+
+    operator = launcher.start(
+        f"--restrictedNamespace={namespace}",
+        "--enable-webhooks",
+        f"--webhook-port={port}",
+        name="webhooks",
+        kubeconfig=config,
+        env={"POD_NAMESPACE": namespace},  # the operator's own namespace, as in its Pod
+    )
+    await ready(operator)  # ready includes the webhook server serving its certificate
+    secret = await rest.get(SECRET, namespace, "webhook-server-cert")
+
+    async def injected() -> bool:
+        live = await rest.get(
+            VALIDATING_WEBHOOK_CONFIGURATION, None, configuration["metadata"]["name"]
+        )
+        bundles = {webhook["clientConfig"].get("caBundle") for webhook in live["webhooks"]}
+        return bundles == {secret["data"]["ca.crt"]}
+
+    await eventually("the CA injected", injected, within=60)
+    assert refused(operator) == 0
+    assert rbac_denials(operator) == []
