@@ -30,7 +30,7 @@ if _TYPE_CHECKING:
         enqueue_mapped,
     )
     from manager.health import Check, HealthProbes
-    from manager.http_server import AppServer
+    from manager.http_server import AppServer, ConnectionLimits
     from manager.identity import Identity
     from manager.kinds import (
         BUILT_IN_KINDS,
@@ -101,6 +101,7 @@ __all__ = [
     "ChildChanges",
     "ClaimAware",
     "Clock",
+    "ConnectionLimits",
     "ControllerBuilder",
     "Discovery",
     "Drainable",
@@ -165,7 +166,7 @@ __getattr__, __dir__ = _lazy_exports(
             "Check",
             "HealthProbes",
         ),
-        "manager.http_server": ("AppServer",),
+        "manager.http_server": ("AppServer", "ConnectionLimits"),
         "manager.identity": ("Identity",),
         "manager.kinds": (
             "BUILT_IN_KINDS",

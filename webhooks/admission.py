@@ -82,7 +82,9 @@ def parse_review(body: bytes) -> AdmissionRequest:
         return AdmissionRequest.model_validate(request)
     except ValidationError as error:
         raise MalformedReviewError(
-            f"malformed AdmissionReview request: {_describe(error)}", uid=request["uid"]
+            f"malformed AdmissionReview request: {_describe(error)}",
+            uid=request["uid"],
+            operation=request.get("operation"),
         ) from None
 
 

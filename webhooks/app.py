@@ -1,17 +1,23 @@
 """The aiohttp application: one POST route per endpoint, answering AdmissionReviews.
 
 Every route answers within the request, whatever the body: HTTP 400 with a plain-text reason when
-the body cannot be answered as a review, otherwise HTTP 200 with a review whose ``response.uid``
-echoes the request. A bug in a validator becomes a well-formed denial with ``status.code`` 500,
-never an HTTP 500 (the upstream handler chain recovers panics the same way).
+the body cannot be answered as a review (not JSON, too large, a compressed body that does not
+decompress), HTTP 408 when the body does not arrive within ``BODY_TIMEOUT_SECONDS`` (a
+Content-Length larger than what is sent would otherwise hold the connection forever), otherwise
+HTTP 200 with a review whose ``response.uid`` echoes the request. A bug in a validator becomes a
+well-formed denial with ``status.code`` 500, never an HTTP 500 (the upstream handler chain recovers
+panics the same way); it is logged as a bounded plain-text traceback, never with the request's
+content, so no log renderer can spend the event loop pretty-printing user data.
 """
 
 from __future__ import annotations
 
 import time
+import traceback
 from collections.abc import Iterable
 from typing import Any
 
+import anyio
 import orjson
 import structlog
 from aiohttp import web
@@ -19,7 +25,7 @@ from aiohttp import web
 from webhooks.admission import MAX_BODY_BYTES, parse_review
 from webhooks.endpoints import ENDPOINTS, WebhookEndpoint
 from webhooks.errors import MalformedReviewError, UnanswerableReviewError
-from webhooks.handlers import Decision, ResourceValidator, decide
+from webhooks.handlers import Decision, ResourceValidator, decide, decide_malformed
 from webhooks.metrics import (
     DURATION_SECONDS,
     IN_FLIGHT,
@@ -31,6 +37,15 @@ from webhooks.metrics import (
 )
 
 _log = structlog.get_logger("webhooks")
+
+# The API server gives a webhook 10 s (timeoutSeconds) for the whole call; a body still missing
+# after that will never be waited for by anyone.
+BODY_TIMEOUT_SECONDS = 10.0
+_MAX_LOGGED_TRACEBACK = 4000  # characters: the last frames and the error, never a novel
+
+
+class BodyTimeoutError(UnanswerableReviewError):
+    """The declared body did not arrive in time; answered with 408 and the connection closed."""
 
 
 class AdmissionRoute:
@@ -57,12 +72,14 @@ class AdmissionRoute:
         try:
             body = await _read_body(http_request)
             request = parse_review(body)
+        except BodyTimeoutError as error:
+            return self._bad_request(str(error), status=408)
         except UnanswerableReviewError as error:
             return self._bad_request(str(error))
         except MalformedReviewError as error:
-            record_decision(self._endpoint.kind, None, denial=RequestProblem.MALFORMED_REQUEST)
-            denial = Decision(allowed=False, message=str(error), code=400)
-            return _review_response(denial.to_review(error.uid))
+            decision = decide_malformed(error)
+            record_decision(self._endpoint.kind, None, denial=decision.denial)
+            return _review_response(decision.to_review(error.uid))
         started = time.perf_counter()
         decision = self._decide(request)
         operation = operation_label(request.operation)
@@ -75,15 +92,18 @@ class AdmissionRoute:
     def _decide(self, request: Any) -> Decision:
         try:
             return decide(self._endpoint, request, self._validator)
-        except Exception:
+        except Exception as error:
             # The request boundary: a validator bug must deny (failurePolicy Fail would anyway)
             # with a clear message instead of an HTTP 500 the apiserver reports as a call failure.
-            _log.exception(
+            # The traceback goes out as bounded text, not as exc_info: a renderer given the
+            # exception could render its frames' locals, which hold the request's object.
+            _log.error(
                 "validator failed",
                 kind=self._endpoint.kind,
-                namespace=request.namespace,
-                name=request.name,
+                namespace=request.namespace[:253],
+                name=request.name[:253],
                 op=str(request.operation),
+                error=_bounded_traceback(error),
             )
             return Decision(
                 allowed=False,
@@ -92,10 +112,20 @@ class AdmissionRoute:
                 denial=RequestProblem.INTERNAL_ERROR,
             )
 
-    def _bad_request(self, message: str) -> web.Response:
+    def _bad_request(self, message: str, *, status: int = 400) -> web.Response:
         record_decision(self._endpoint.kind, None, denial=RequestProblem.MALFORMED_REQUEST)
         _log.warning("unanswerable admission request", webhook=self._endpoint.path, error=message)
-        return web.Response(status=400, text=message + "\n")
+        response = web.Response(status=status, text=message + "\n")
+        if status == 408:
+            response.force_close()  # the rest of that body may still be on its way
+        return response
+
+
+def _bounded_traceback(error: BaseException) -> str:
+    text = "".join(traceback.format_exception(error, limit=-20))
+    if len(text) <= _MAX_LOGGED_TRACEBACK:
+        return text
+    return "..." + text[-_MAX_LOGGED_TRACEBACK:]
 
 
 async def _read_body(http_request: web.Request) -> bytes:
@@ -109,10 +139,21 @@ async def _read_body(http_request: web.Request) -> bytes:
             f"request body of {declared} bytes exceeds the limit of {MAX_BODY_BYTES} bytes"
         )
     try:
-        return await http_request.read()
+        with anyio.fail_after(BODY_TIMEOUT_SECONDS):
+            return await http_request.read()
+    except TimeoutError:
+        raise BodyTimeoutError(
+            f"request body not received within {BODY_TIMEOUT_SECONDS:g} seconds"
+        ) from None
     except web.HTTPRequestEntityTooLarge:
         raise UnanswerableReviewError(
             f"request body exceeds the limit of {MAX_BODY_BYTES} bytes"
+        ) from None
+    except web.RequestPayloadError:
+        # A Content-Encoding (gzip, deflate) whose data does not decompress, or a broken chunk.
+        raise UnanswerableReviewError(
+            "request body cannot be read: it is not valid for its Content-Encoding "
+            "or Transfer-Encoding"
         ) from None
 
 

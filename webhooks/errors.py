@@ -18,11 +18,14 @@ class UnanswerableReviewError(WebhookError):
 
 
 class MalformedReviewError(WebhookError):
-    """The review has a uid, but its request is malformed; answered with a denial."""
+    """The review has a uid, but its request is malformed; answered with a denial, except for a
+    DELETE (or CONNECT), which is always allowed whatever else the request carries."""
 
-    def __init__(self, message: str, *, uid: str) -> None:
+    def __init__(self, message: str, *, uid: str, operation: object = None) -> None:
         super().__init__(message)
         self.uid = uid
+        self.operation = operation
+        """The request's ``operation`` as sent, whatever its type."""
 
 
 class CertificateError(WebhookError):

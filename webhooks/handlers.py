@@ -1,8 +1,11 @@
 """Thin adapters from an AdmissionRequest to the pure validators of ``dynamo_operator``.
 
 The policy that is about admission rather than about our resources lives here: DELETE (and
-CONNECT) is always allowed, an UPDATE of an object that is being deleted is allowed so finalizers
-can be removed, and a request for a kind the endpoint does not serve is denied.
+CONNECT) is always allowed, even when the rest of the request is malformed; an UPDATE of an object
+that is being deleted is allowed so finalizers can be removed; a request for a kind the endpoint
+does not serve is denied, and so is an object (or old object) of another kind than the endpoint's:
+validating it under its own kind would let a DynamoComponentDeployment through the
+DynamoGraphDeployment endpoint, or skip the update rules with an old object of another kind.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dynamo_operator.validation.result import (
 )
 from webhooks.admission import AdmissionRequest, Operation, allowed_review, denied_review
 from webhooks.endpoints import GROUP, WebhookEndpoint
+from webhooks.errors import MalformedReviewError
 from webhooks.metrics import DenialReason, RequestProblem
 
 
@@ -66,7 +70,10 @@ def decide(
             RequestProblem.MALFORMED_REQUEST,
             code=400,
         )
-    new = _with_kind(new, request)
+    kind_problem = _object_kind_problem(endpoint, new, "object")
+    if kind_problem is not None:
+        return _deny(kind_problem, RequestProblem.UNKNOWN_KIND, code=400)
+    new = _with_kind(new, endpoint)
     if request.operation is Operation.CREATE:
         return _validated(lambda: validator.validate_create(new))
     if _is_being_deleted(new):
@@ -76,8 +83,20 @@ def decide(
         return _deny(
             "UPDATE request carries no oldObject", RequestProblem.MALFORMED_REQUEST, code=400
         )
-    old = _with_kind(old, request)
+    kind_problem = _object_kind_problem(endpoint, old, "oldObject")
+    if kind_problem is not None:
+        return _deny(kind_problem, RequestProblem.UNKNOWN_KIND, code=400)
+    old = _with_kind(old, endpoint)
     return _validated(lambda: validator.validate_update(new, old))
+
+
+def decide_malformed(error: MalformedReviewError) -> Decision:
+    """The answer to a review whose request does not parse: a DELETE is allowed all the same."""
+    if error.operation in (Operation.DELETE, Operation.CONNECT):
+        return ALLOW
+    return Decision(
+        allowed=False, message=str(error), code=400, denial=RequestProblem.MALFORMED_REQUEST
+    )
 
 
 def _kind_problem(endpoint: WebhookEndpoint, request: AdmissionRequest) -> str | None:
@@ -88,11 +107,21 @@ def _kind_problem(endpoint: WebhookEndpoint, request: AdmissionRequest) -> str |
     return f"unknown kind {kind.kind!r} (group {kind.group!r}): this webhook validates {served}"
 
 
-def _with_kind(obj: dict[str, Any], request: AdmissionRequest) -> dict[str, Any]:
+def _object_kind_problem(
+    endpoint: WebhookEndpoint, obj: Mapping[str, Any], field: str
+) -> str | None:
+    kind = obj.get("kind")
+    if kind is None or kind == endpoint.kind:
+        return None
+    shown = repr(kind) if isinstance(kind, str) and len(kind) <= 63 else "another kind"
+    return f"request.{field}.kind is {shown}, but this webhook validates {endpoint.kind}.{GROUP}"
+
+
+def _with_kind(obj: dict[str, Any], endpoint: WebhookEndpoint) -> dict[str, Any]:
     # The validators dispatch on obj["kind"]; the apiserver always sends it, but a review may not.
     if "kind" in obj:
         return obj
-    return {**obj, "kind": request.kind.kind}
+    return {**obj, "kind": endpoint.kind}
 
 
 def _is_being_deleted(obj: Mapping[str, Any]) -> bool:

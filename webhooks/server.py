@@ -1,8 +1,10 @@
 """The webhook server as a runnable: TLS listener, started only once a certificate is served.
 
 The listener is the manager's `AppServer` (the runnable that also serves metrics and health
-probes), given the live SSLContext the certificate source rotates. ``needs_leader_election =
-False``: every replica serves admission requests.
+probes), given the live SSLContext the certificate source rotates and its connection limits (a
+bounded number of connections, handshake and request-head deadlines, an idle timeout), so hostile
+or broken clients cannot exhaust it. ``needs_leader_election = False``: every replica serves
+admission requests.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import anyio
 import anyio.abc
 import structlog
 
-from manager.http_server import AppServer
+from manager.http_server import AppServer, ConnectionLimits
 from webhooks.app import build_app
 from webhooks.certificates.tls import ReloadableServerTLS
 from webhooks.endpoints import DEFAULT_PORT
@@ -47,11 +49,13 @@ class WebhookServer:
         validator: ResourceValidator,
         host: str = "0.0.0.0",
         port: int = DEFAULT_PORT,
+        limits: ConnectionLimits | None = None,
     ) -> None:
         self._certificates = certificates
         self._validator = validator
         self._host = host
         self._port = port
+        self._limits = limits
         self._server: AppServer | None = None
 
     @property
@@ -80,6 +84,7 @@ class WebhookServer:
                     port=self._port,
                     ssl_context=tls.context,
                     shutdown_timeout=SHUTDOWN_GRACE_SECONDS,
+                    limits=self._limits,
                 )
                 await task_group.start(self._server.run)
                 _log.info("webhook server listening", host=self._host, port=self._server.port)

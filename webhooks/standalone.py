@@ -1,7 +1,9 @@
 """Serving the webhooks without the operator: no Kubernetes, certificates from a directory.
 
 For local development and tests: point a URL-based webhook configuration at the printed URL and
-trust the directory's ``ca.crt``. Stops cleanly on SIGTERM or SIGINT.
+trust the directory's ``ca.crt``. Stops cleanly on SIGTERM or SIGINT in every state, including
+while it waits for a usable certificate (missing, corrupt or expired files in ``files`` mode):
+the signals are watched from the start, beside the server, not after it has started.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ from pathlib import Path
 import anyio
 
 import dynamo_operator.validation
-from webhooks.certificates.directory import DirectoryCertificates, ensure_self_signed_files
+from webhooks.certificates.directory import DirectoryCertificates
+from webhooks.certificates.self_signed import SelfSignedCertificates
 from webhooks.endpoints import DEFAULT_PORT
 from webhooks.server import WebhookServer
 
 
 class CertMode(StrEnum):
-    SELF_SIGNED = "self-signed"  # generate a pair for localhost/127.0.0.1 when the dir has none
+    SELF_SIGNED = "self-signed"  # keep a localhost pair in the directory (generated, renewed)
     FILES = "files"  # externally managed (cert-manager or any other): wait for the files
 
 
@@ -34,22 +37,27 @@ async def serve_standalone(
     announce: Callable[[str], None] = print,
 ) -> None:
     """Serve until SIGTERM/SIGINT; ``announce`` receives the URL once requests are accepted."""
-    if cert_mode is CertMode.SELF_SIGNED:
-        ensure_self_signed_files(cert_dir)
-    server = WebhookServer(
-        certificates=DirectoryCertificates(cert_dir),
-        validator=dynamo_operator.validation,
-        host=host,
-        port=port,
+    certificates = (
+        SelfSignedCertificates(cert_dir)
+        if cert_mode is CertMode.SELF_SIGNED
+        else DirectoryCertificates(cert_dir)
     )
-    async with anyio.create_task_group() as task_group:
-        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-            await task_group.start(server.run)
+    server = WebhookServer(
+        certificates=certificates, validator=dynamo_operator.validation, host=host, port=port
+    )
+
+    async def serve() -> None:
+        async with anyio.create_task_group() as serving:
+            await serving.start(server.run)  # returns once a certificate is served
             # Everything allocated so far lives as long as the process: exempting it from the
             # cyclic collector keeps full collections (latency spikes under load) short.
             gc.freeze()
             shown_host = "127.0.0.1" if host in ("0.0.0.0", "") else host
             announce(f"serving https://{shown_host}:{server.port} (CA: {cert_dir / 'ca.crt'})")
+
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(serve)
             async for _ in signals:
                 break
-        task_group.cancel_scope.cancel()
+            task_group.cancel_scope.cancel()

@@ -100,3 +100,29 @@ def test_errors_carry_the_traceback(output: io.StringIO) -> None:
 def test_unknown_levels_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown log level"):
         configure_logging("verbose")
+
+
+def test_exceptions_are_plain_bounded_text_whatever_is_installed(output: io.StringIO) -> None:
+    """Unconfigured, structlog renders exceptions with rich (frames and their locals) when it is
+    importable: a deeply nested request then blocked the event loop for minutes."""
+    deep: object = "leaf"
+    for _ in range(5000):
+        deep = {"a": deep}
+    huge = "x" * 100_000
+
+    def fail(payload: object, text: str) -> None:
+        raise RecursionError(text)
+
+    try:
+        fail(deep, huge)
+    except RecursionError:
+        get_logger("webhooks").exception("validator failed", detail=huge)
+
+    [line] = lines(output)
+    exception = str(line["exception"])
+    assert exception.startswith("Traceback (most recent call last):")
+    assert "RecursionError: xxx" in exception  # each line cut, the error's type kept
+    assert "'a'" not in exception  # no locals: the nested payload is never rendered
+    assert len(exception) <= 8192
+    assert len(str(line["detail"])) <= 8192
+    assert str(line["detail"]).endswith("characters cut]")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -264,3 +265,91 @@ async def test_metrics_count_requests_codes_and_denial_reasons(
         "duration": 2,
     }
     assert sample("controller_runtime_webhook_requests_in_flight", {"webhook": DGD_PATH}) == 0
+
+
+@pytest.mark.parametrize(
+    ("path", "sent"),
+    [
+        (DGD_PATH, "DynamoComponentDeployment"),
+        (DGD_PATH, "DynamoModel"),
+        (DCD_PATH, "DynamoGraphDeployment"),
+        (MODEL_PATH, "DynamoGraphDeployment"),
+    ],
+)
+async def test_an_object_of_another_kind_than_the_endpoints_is_denied(
+    client: Client, validator: ScriptedValidator, path: str, sent: str
+) -> None:
+    """It used to be validated under its own kind, so a DCD sent as a DGD was allowed."""
+    served = {DGD_PATH: "DynamoGraphDeployment", DCD_PATH: "DynamoComponentDeployment"}.get(
+        path, "DynamoModel"
+    )
+    review = make_review({**DGD, "kind": sent}, kind=served)
+
+    response = await post(client, path, review)
+
+    assert response["allowed"] is False
+    assert response["status"]["code"] == 400
+    assert f"request.object.kind is '{sent}'" in response["status"]["message"]
+    assert validator.calls == []
+
+
+async def test_an_old_object_of_another_kind_is_denied(
+    client: Client, validator: ScriptedValidator
+) -> None:
+    """Otherwise the update rules (immutability) would be skipped for a mismatched oldObject."""
+    old = {**DGD, "kind": "DynamoModel"}
+    response = await post(client, DGD_PATH, make_review(DGD, operation="UPDATE", old=old))
+
+    assert response["allowed"] is False
+    assert "request.oldObject.kind is 'DynamoModel'" in response["status"]["message"]
+    assert validator.calls == []
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        {"object": "not an object"},
+        {"oldObject": ["not", "an", "object"]},
+        {"name": 7, "kind": "DynamoGraphDeployment"},
+        {"userInfo": "nobody"},
+    ],
+)
+async def test_a_delete_is_allowed_even_when_the_request_is_malformed(
+    client: Client, validator: ScriptedValidator, broken: dict[str, Any]
+) -> None:
+    review = make_review(DGD, operation="DELETE", uid="delete-1")
+    review["request"].update(broken)
+
+    response = await post(client, DGD_PATH, review)
+
+    assert response == {"uid": "delete-1", "allowed": True}
+    assert validator.calls == []
+
+
+@pytest.mark.parametrize(
+    ("encoding", "body"),
+    [("gzip", b"this is not gzip"), ("deflate", b"\x00\x01\x02 not deflate")],
+)
+async def test_a_body_that_does_not_decompress_gets_400_not_500(
+    client: Client, encoding: str, body: bytes
+) -> None:
+    response = await client.post(
+        DGD_PATH,
+        data=body,
+        headers={"Content-Type": "application/json", "Content-Encoding": encoding},
+    )
+
+    assert response.status == 400
+    assert "not valid for its Content-Encoding" in await response.text()
+
+
+async def test_a_gzipped_review_is_answered(client: Client) -> None:
+    body = gzip.compress(json.dumps(make_review(DGD, uid="gz")).encode())
+    response = await client.post(
+        DGD_PATH,
+        data=body,
+        headers={"Content-Type": "application/json", "Content-Encoding": "gzip"},
+    )
+
+    assert response.status == 200
+    assert (await response.json())["response"]["uid"] == "gz"

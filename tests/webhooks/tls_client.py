@@ -36,7 +36,9 @@ class TLSConnection:
         return certificate
 
     async def post(self, path: str, document: Any) -> tuple[int, bytes]:
-        body = json.dumps(document).encode()
+        return await self.post_body(path, json.dumps(document).encode())
+
+    async def post_body(self, path: str, body: bytes) -> tuple[int, bytes]:
         head = (
             f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\n\r\n"

@@ -1,6 +1,6 @@
 """Serving certificates for the webhook server: generation, rotation, hot reload, sources."""
 
-from webhooks.certificates.directory import DirectoryCertificates, ensure_self_signed_files
+from webhooks.certificates.directory import DirectoryCertificates
 from webhooks.certificates.generation import (
     LOCAL_IP_ADDRESSES,
     KeyPair,
@@ -13,6 +13,7 @@ from webhooks.certificates.operator_managed import (
     OperatorManagedCertificates,
 )
 from webhooks.certificates.rotation import CertificatePolicy, ManagedCertificates
+from webhooks.certificates.self_signed import SelfSignedCertificates
 from webhooks.certificates.tls import ReloadableServerTLS
 
 __all__ = [
@@ -25,7 +26,7 @@ __all__ = [
     "ManagedCertificates",
     "OperatorManagedCertificates",
     "ReloadableServerTLS",
-    "ensure_self_signed_files",
+    "SelfSignedCertificates",
     "generate_ca",
     "generate_serving_pair",
 ]

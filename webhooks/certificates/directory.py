@@ -15,14 +15,8 @@ import anyio
 import anyio.abc
 import structlog
 
-from webhooks.certificates.generation import (
-    LOCAL_DNS_NAMES,
-    LOCAL_IP_ADDRESSES,
-    KeyPair,
-    generate_ca,
-    generate_serving_pair,
-)
-from webhooks.certificates.rotation import CA_CERT_KEY, TLS_CERT_KEY, TLS_KEY_KEY
+from webhooks.certificates.generation import KeyPair
+from webhooks.certificates.rotation import TLS_CERT_KEY, TLS_KEY_KEY
 from webhooks.certificates.tls import ReloadableServerTLS
 from webhooks.errors import CertificateError
 
@@ -46,10 +40,14 @@ class DirectoryCertificates:
     ) -> None:
         started = False
         while True:
+            self.prepare(datetime.now(UTC))
             if self._reload(tls) and not started:
                 task_status.started()
                 started = True
             await anyio.sleep(self._poll_seconds)
+
+    def prepare(self, now: datetime) -> None:
+        """Runs before each load; externally managed files need nothing."""
 
     def _reload(self, tls: ReloadableServerTLS) -> bool:
         """Load the files if they changed; True when a valid pair is being served."""
@@ -75,25 +73,3 @@ class DirectoryCertificates:
         except CertificateError as error:
             _log.error("certificate files unusable", cert_dir=str(self.cert_dir), error=str(error))
         return tls.has_certificate
-
-
-def ensure_self_signed_files(cert_dir: Path, *, validity: timedelta = timedelta(days=365)) -> bool:
-    """Write a CA and a serving pair for localhost/127.0.0.1 unless ``tls.crt``/``tls.key`` exist.
-
-    For standalone and local runs; returns True when files were written. ``ca.crt`` is what a
-    client (or a webhook configuration's caBundle) must trust.
-    """
-    if (cert_dir / TLS_CERT_KEY).exists() and (cert_dir / TLS_KEY_KEY).exists():
-        return False
-    now = datetime.now(UTC)
-    ca = generate_ca(now, validity)
-    serving = generate_serving_pair(
-        ca, now, validity, dns_names=LOCAL_DNS_NAMES, ip_addresses=LOCAL_IP_ADDRESSES
-    )
-    cert_dir.mkdir(parents=True, exist_ok=True)
-    (cert_dir / CA_CERT_KEY).write_bytes(ca.cert_pem)
-    (cert_dir / TLS_CERT_KEY).write_bytes(serving.cert_pem)
-    key_path = cert_dir / TLS_KEY_KEY
-    key_path.touch(mode=0o600)
-    key_path.write_bytes(serving.key_pem)
-    return True

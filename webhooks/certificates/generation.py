@@ -3,6 +3,9 @@
 ECDSA P-256 keys: the apiserver (Go) and every TLS 1.2+ client accept them, and handshakes cost a
 fraction of RSA-4096's, which matters when the apiserver opens many connections under load.
 Generation is deterministic apart from keys and serial numbers: the caller passes ``now``.
+
+Pairs given to the server (cert-manager issues RSA keys by default) may be RSA, ECDSA or Ed25519:
+everything Go's TLS stack and OpenSSL both serve.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from datetime import datetime, timedelta
 from functools import cached_property
 
 from cryptography import x509
+from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from webhooks.errors import CertificateError
@@ -26,6 +30,9 @@ ORGANIZATION = "NVIDIA"
 CLOCK_SKEW_ALLOWANCE = timedelta(minutes=5)
 LOCAL_DNS_NAMES = ("localhost",)
 LOCAL_IP_ADDRESSES = ("127.0.0.1",)
+
+#: Private keys a served (or signing) pair may hold.
+PrivateKey = ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey | ed25519.Ed25519PrivateKey
 
 
 @dataclass(frozen=True)
@@ -43,13 +50,18 @@ class KeyPair:
             raise CertificateError(f"unreadable certificate: {error}") from None
 
     @cached_property
-    def private_key(self) -> ec.EllipticCurvePrivateKey:
+    def private_key(self) -> PrivateKey:
         try:
             key = serialization.load_pem_private_key(self.key_pem, password=None)
-        except (ValueError, TypeError) as error:
+        except (ValueError, TypeError, UnsupportedAlgorithm) as error:
             raise CertificateError(f"unreadable private key: {error}") from None
-        if not isinstance(key, ec.EllipticCurvePrivateKey):
-            raise CertificateError("private key is not an ECDSA key")
+        if not isinstance(
+            key, ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey | ed25519.Ed25519PrivateKey
+        ):
+            raise CertificateError(
+                f"private key of type {type(key).__name__} cannot be served; "
+                "use an RSA, ECDSA or Ed25519 key"
+            )
         return key
 
     def check(self, now: datetime) -> None:
@@ -141,9 +153,14 @@ def generate_serving_pair(
             x509.AuthorityKeyIdentifier.from_issuer_public_key(ca.private_key.public_key()),
             critical=False,
         )
-        .sign(ca.private_key, hashes.SHA256())
+        .sign(ca.private_key, _signature_hash(ca.private_key))
     )
     return _pair(certificate, key)
+
+
+def _signature_hash(key: PrivateKey) -> hashes.SHA256 | None:
+    # Ed25519 signs without a separate digest; cryptography wants None for it.
+    return None if isinstance(key, ed25519.Ed25519PrivateKey) else hashes.SHA256()
 
 
 def _builder(
@@ -164,7 +181,7 @@ def _builder(
     )
 
 
-def _pair(certificate: x509.Certificate, key: ec.EllipticCurvePrivateKey) -> KeyPair:
+def _pair(certificate: x509.Certificate, key: PrivateKey) -> KeyPair:
     return KeyPair(
         cert_pem=certificate.public_bytes(serialization.Encoding.PEM),
         key_pem=key.private_bytes(

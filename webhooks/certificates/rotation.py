@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from cryptography import x509
+from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 
 from webhooks.certificates.generation import (
@@ -55,13 +56,7 @@ class ManagedCertificates:
     ca_bundle_pem: bytes = field(default=b"")
 
     def to_secret_data(self) -> dict[str, str]:
-        values = {
-            TLS_CERT_KEY: self.serving.cert_pem,
-            TLS_KEY_KEY: self.serving.key_pem,
-            CA_CERT_KEY: self.ca_bundle_pem or self.ca.cert_pem,
-            CA_KEY_KEY: self.ca.key_pem,
-        }
-        return {key: base64.b64encode(value).decode() for key, value in values.items()}
+        return {key: base64.b64encode(value).decode() for key, value in self.to_pem().items()}
 
     @classmethod
     def from_secret_data(cls, data: Mapping[str, str] | None) -> ManagedCertificates | None:
@@ -72,11 +67,28 @@ class ManagedCertificates:
             raw = {key: base64.b64decode(data[key], validate=True) for key in _SECRET_KEYS}
         except (KeyError, binascii.Error, TypeError):
             return None
-        ca = _signing_ca(raw[CA_CERT_KEY], raw[CA_KEY_KEY])
+        return cls.from_pem(raw)
+
+    @classmethod
+    def from_pem(cls, files: Mapping[str, bytes]) -> ManagedCertificates | None:
+        """Read ``tls.crt``, ``tls.key``, ``ca.crt`` and ``ca.key`` (PEM); None when one is missing
+        or the CA cannot sign. The serving pair is checked later, by ``plan_certificates``."""
+        if any(key not in files for key in _SECRET_KEYS):
+            return None
+        ca = _signing_ca(files[CA_CERT_KEY], files[CA_KEY_KEY])
         if ca is None:
             return None
-        serving = KeyPair(raw[TLS_CERT_KEY], raw[TLS_KEY_KEY])
-        return cls(ca=ca, serving=serving, ca_bundle_pem=raw[CA_CERT_KEY])
+        serving = KeyPair(files[TLS_CERT_KEY], files[TLS_KEY_KEY])
+        return cls(ca=ca, serving=serving, ca_bundle_pem=files[CA_CERT_KEY])
+
+    def to_pem(self) -> dict[str, bytes]:
+        """The four files (PEM) that ``from_pem`` reads back."""
+        return {
+            TLS_CERT_KEY: self.serving.cert_pem,
+            TLS_KEY_KEY: self.serving.key_pem,
+            CA_CERT_KEY: self.ca_bundle_pem or self.ca.cert_pem,
+            CA_KEY_KEY: self.ca.key_pem,
+        }
 
     def renewal_due(self, policy: CertificatePolicy) -> datetime:
         return min(self.ca.not_after, self.serving.not_after) - policy.renew_before
@@ -90,7 +102,7 @@ def _signing_ca(bundle_pem: bytes, key_pem: bytes) -> KeyPair | None:
     try:
         certificates = x509.load_pem_x509_certificates(bundle_pem)
         public_key = serialization.load_pem_private_key(key_pem, password=None).public_key()
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, UnsupportedAlgorithm):
         return None
     for certificate in certificates:
         if certificate.public_key() == public_key:
