@@ -2,7 +2,9 @@
 restarts, or etcd is compacted (older resourceVersions are 410 Gone for every watch). Nothing is
 lost: the graphs converge, and a change made afterwards reaches the children.
 
-One operator process for the module; the tests need the local control plane.
+One operator process per test: an operator that lived through one disruption backs its watches
+off for up to 30 s at the next (client-go's reflector backoff, reset after two quiet minutes), a
+wait the second test would inherit. The tests need the local control plane.
 """
 
 from __future__ import annotations
@@ -32,11 +34,11 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio, pytest.mark.local_control_plan
 SERVICES = {"Frontend": "frontend", "Prefill": "prefill", "Decode": "decode"}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def operator(
-    kubeconfig: Path, installed_crds: list[Any], tmp_path_factory: pytest.TempPathFactory
+    kubeconfig: Path, installed_crds: list[Any], tmp_path: Path
 ) -> Iterator[OperatorProcess]:
-    with running_operator(kubeconfig, tmp_path_factory.mktemp("operator")) as process:
+    with running_operator(kubeconfig, tmp_path) as process:
         yield process
 
 

@@ -125,10 +125,10 @@ async def test_multinode_graph_gets_one_leader_worker_set_per_replica(
 ) -> None:
     graph = load_graph(FIXTURES / "vllm-disagg-multinode.yaml")
     services = graph["spec"]["services"]
-    # Two groups of two nodes, 2 GPUs per node: the cluster's 16 GPUs hold them and the
-    # prefill workers; one frontend is enough here.
+    # Two groups of two nodes with a GPU each, and the two prefill workers: 6 of the cluster's
+    # 16 GPUs, which leaves room for the sample graph of another test still being deleted.
     services["VllmDecodeWorker"]["replicas"] = 2
-    services["VllmDecodeWorker"]["resources"]["limits"]["gpu"] = "2"
+    services["VllmDecodeWorker"]["resources"]["limits"]["gpu"] = "1"
     services["Frontend"]["replicas"] = 1
     await provide_volume(world, volumes, "model-cache")
     await provide_volume(world, volumes, "model-cache-compile")

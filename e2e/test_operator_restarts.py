@@ -69,9 +69,21 @@ async def snapshot(world: World) -> dict[str, Any]:
     return {"versions": versions, "templates": templates}
 
 
+async def no_namespace_terminating(world: World) -> None:
+    """Wait until the namespaces of earlier tests are gone: an operator reconciles the graphs of
+    a namespace being deleted (and may try to write there), and that is no steady state."""
+
+    async def none_terminating() -> bool:
+        namespaces, _ = await world.rest.list_all(NAMESPACE, None)
+        return all((ns.get("status") or {}).get("phase") != "Terminating" for ns in namespaces)
+
+    await eventually("no namespace being deleted", none_terminating, within=300)
+
+
 async def test_a_converged_operator_writes_nothing_and_neither_does_a_restart(
     world: World, kubeconfig: Path, log_dir: Path
 ) -> None:
+    await no_namespace_terminating(world)
     with running_operator(kubeconfig, log_dir, name="first") as first:
         await converge(world, ["steady-a", "steady-b"])
         settled = first.wait_settled()
