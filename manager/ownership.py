@@ -13,6 +13,11 @@ generation). Reading readiness from it would report a change as finished before 
 even started. So the server's answer to each write is kept (`ChildChanges.written`) and
 `ChildChanges.freshest` prefers it to a cached copy older than it: its `metadata.generation`
 says whether the write changed the spec, its status what the child's controller had observed.
+
+A namespace being deleted refuses new objects (403, cause `NamespaceTerminating`; 404 once it is
+gone). Its owners are going away with it, so there is nothing to make: the sync stops and says so
+(`ChildChanges.namespace_terminating`) instead of failing, which would retry the reconcile with
+backoff and log an error for every owner until the cache saw it deleted.
 """
 
 from __future__ import annotations
@@ -24,7 +29,14 @@ from typing import Any
 import structlog
 
 from manager.cache import CacheReader
-from manager.client import Client, find_difference, with_applied_digest
+from manager.client import (
+    ApiError,
+    Client,
+    Forbidden,
+    NotFound,
+    find_difference,
+    with_applied_digest,
+)
 from manager.kinds import ResourceKind
 
 __all__ = ["ChildChanges", "is_controlled_by", "sync_children"]
@@ -41,6 +53,9 @@ class ChildChanges:
     deleted: list[str] = field(default_factory=list)
     written: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     """The API server's answer to each apply, by (kind, name)."""
+    namespace_terminating: bool = False
+    """A child could not be created because the namespace is being deleted (or is gone): the
+    sync stopped there; the owner goes with the namespace."""
 
     def __bool__(self) -> bool:
         return bool(self.created or self.updated or self.deleted)
@@ -87,7 +102,13 @@ async def sync_children(
         name = obj["metadata"]["name"]
         wanted.add((kind.kind, name))
         live = reader.get(kind, namespace, name) if reader.has_synced(kind) else None
-        written = await _apply_if_changed(client, obj, live)
+        try:
+            written = await _apply_if_changed(client, obj, live)
+        except (Forbidden, NotFound) as error:
+            if not is_namespace_terminating(error):
+                raise
+            changes.namespace_terminating = True
+            return changes
         if written is not None:
             changes.written[(kind.kind, name)] = written
             (changes.created if live is None else changes.updated).append(f"{kind.kind}/{name}")
@@ -101,6 +122,18 @@ async def sync_children(
             if await client.delete(kind, namespace, name):
                 changes.deleted.append(f"{kind.kind}/{name}")
     return changes
+
+
+def is_namespace_terminating(error: ApiError) -> bool:
+    """The API server refused a write because the namespace is being deleted (403 with the
+    `NamespaceTerminating` cause) or no longer exists (404 naming the namespace itself)."""
+    details = error.status.get("details") or {}
+    if isinstance(error, NotFound):
+        return details.get("kind") == "namespaces"
+    causes = details.get("causes") or ()
+    return isinstance(error, Forbidden) and any(
+        cause.get("reason") == "NamespaceTerminating" for cause in causes
+    )
 
 
 async def _apply_if_changed(

@@ -38,7 +38,7 @@ from dynamo_operator.status import (
 )
 from dynamo_operator.validation import validate_create
 from manager.cache import CacheReader
-from manager.client import BadRequest, Client, Invalid
+from manager.client import BadRequest, Client, Invalid, NotFound
 from manager.controller import Request, Result
 from manager.events import EventRecorder
 from manager.kinds import POD, SECRET, SERVICE, ResourceKind
@@ -96,6 +96,8 @@ class ComponentDeploymentReconciler:
             changes = await sync_children(
                 self._client, self._reader, dcd, children.objects(), self._kinds.children
             )
+            if changes.namespace_terminating:
+                return None  # the component goes with its namespace
             await self._release_model_services(dcd, children, context, changes)
         except (BuildError, Invalid, BadRequest) as error:
             # The spec passed our rules but cannot be built or is refused by the API server:
@@ -170,7 +172,10 @@ class ComponentDeploymentReconciler:
 
     async def _report(self, dcd: Mapping[str, Any], **derive: Any) -> None:
         status = derive_component_status(dcd, derive.pop("workloads", ()), self._now(), **derive)
-        await self._client.apply_status_if_changed(status, dcd)
+        try:
+            await self._client.apply_status_if_changed(status, dcd)
+        except NotFound:
+            return  # deleted since the cache read it (its namespace too, maybe): nothing to report
         old_status = dcd.get("status")
         changed = changed_condition(old_status, status, ConditionTypes.AVAILABLE)
         if changed is None:

@@ -36,7 +36,7 @@ from dynamo_operator.status import (
 )
 from dynamo_operator.validation import validate_create
 from manager.cache import CacheReader
-from manager.client import AlreadyExists, BadRequest, Client, Invalid
+from manager.client import AlreadyExists, BadRequest, Client, Invalid, NotFound
 from manager.controller import Request, Result
 from manager.events import EventRecorder
 from manager.kinds import PERSISTENT_VOLUME_CLAIM, ResourceKind
@@ -88,6 +88,8 @@ class GraphDeploymentReconciler:
             changes = await sync_children(
                 self._client, self._reader, dgd, components, (self._kinds.component,)
             )
+            if changes.namespace_terminating:
+                return None  # the graph goes with its namespace
             await self._ensure_shared(model, request.namespace, changes)
             changes.created.extend(await self._create_claims(model, context))
         except (BuildError, Invalid, BadRequest) as error:
@@ -174,7 +176,10 @@ class GraphDeploymentReconciler:
         status = derive_graph_status(
             dgd, self._components(dgd, changes), self._now(), failure=failure, waiting=waiting
         )
-        await self._client.apply_status_if_changed(status, dgd)
+        try:
+            await self._client.apply_status_if_changed(status, dgd)
+        except NotFound:
+            return  # deleted since the cache read it (its namespace too, maybe): nothing to report
         changed = changed_condition(dgd.get("status"), status, READY)
         if changed is None:
             return

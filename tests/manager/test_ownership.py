@@ -10,7 +10,7 @@ from typing import Any, cast
 import pytest
 
 from manager.cache import CacheReader
-from manager.client import Client, with_applied_digest
+from manager.client import ApiError, Client, Forbidden, NotFound, with_applied_digest
 from manager.identity import Identity
 from manager.kinds import DEPLOYMENT, SERVICE, ResourceKind
 from manager.ownership import ChildChanges, sync_children
@@ -150,3 +150,54 @@ async def test_controlled_children_no_longer_desired_are_deleted() -> None:
 
     assert changes.deleted == ["Service/web"]
     assert client.deleted == ["Service/web"]
+
+
+def refusal(error_class: type[ApiError], code: int, details: dict[str, Any]) -> ApiError:
+    status = {"kind": "Status", "code": code, "reason": error_class.__name__, "details": details}
+    return error_class(code, error_class.__name__, "refused", status)
+
+
+TERMINATING = refusal(
+    Forbidden,
+    403,
+    {"kind": "deployments", "causes": [{"reason": "NamespaceTerminating", "field": "ns"}]},
+)
+
+
+class RefusingClient(FakeClient):
+    def __init__(self, error: ApiError) -> None:
+        super().__init__()
+        self.error = error
+
+    async def apply(self, obj: dict[str, Any]) -> dict[str, Any]:
+        self.applied.append(obj)
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    "error",
+    [TERMINATING, refusal(NotFound, 404, {"name": "ns", "kind": "namespaces"})],
+    ids=["namespace-terminating", "namespace-gone"],
+)
+async def test_a_namespace_going_away_stops_the_sync_without_an_error(error: ApiError) -> None:
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}}
+    client = RefusingClient(error)
+
+    changes = await sync(client, FakeReader(), desired("v1"), service)
+
+    assert changes.namespace_terminating
+    assert len(client.applied) == 1, "nothing more is tried in that namespace"
+    assert not changes
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        refusal(Forbidden, 403, {"kind": "deployments"}),  # RBAC: the operator's to fix
+        refusal(NotFound, 404, {"kind": "dynamocomponentdeployments"}),
+    ],
+    ids=["rbac", "other-not-found"],
+)
+async def test_other_refusals_are_errors(error: ApiError) -> None:
+    with pytest.raises(type(error)):
+        await sync(RefusingClient(error), FakeReader(), desired("v1"))
