@@ -165,11 +165,15 @@ async def test_namespaces_are_deleted_with_or_without_the_operator(
     two_namespaces: list[World], kubeconfig: Path, log_dir: Path
 ) -> None:
     running, stopped = two_namespaces
-    with running_operator(kubeconfig, log_dir):
+    with running_operator(kubeconfig, log_dir) as operator:
         for world in two_namespaces:
             await world.create(GRAPH, small_graph("doomed", SERVICES))
         for world in two_namespaces:
             await world.converged("doomed")
+        errors = operator.metric_sum("controller_runtime_reconcile_errors_total")
         await delete_namespace(running)
+        operator.wait_settled()
+        # The graph's children go away before it does; it does not fight the deletion.
+        assert operator.metric_sum("controller_runtime_reconcile_errors_total") == errors
 
     await delete_namespace(stopped)
