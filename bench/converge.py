@@ -1,0 +1,715 @@
+"""Convergence of N four-service graphs through `dynamo-operator run`, against a bare floor.
+
+One local control plane, for each N (default 100, then 500), in fresh namespaces deleted (and
+waited for) after each run:
+
+* floor: no operator. A bare client (`RestClient`, `--concurrency` graphs in flight) creates the
+  N DynamoGraphDeployments and exactly the objects the operator would create for them
+  (`dynamo_operator.render.render_objects`: per service a DCD, its Deployment and Service), each
+  child with its owner's uid, then waits until every Deployment is available.
+* operator: `dynamo-operator run` as a process, as users run it (`--max-concurrent-reconciles
+  --workers`, `LOG_LEVEL=info` to a file), started fresh; the same client creates the N graphs and
+  waits until every graph's `status.state` is `successful`. Then, from the operator's `/metrics`:
+  API requests per graph (`rest_client_requests_total`, all verbs, Events included, counted from
+  readiness until the operator is idle after convergence), writes and Events per graph, writes
+  during `--steady-seconds` of steady state, and the process's peak RSS (`VmHWM`).
+
+The graph: Frontend, decode, prefill and one aggregated worker, one replica each, no GPU
+requests (kwok would need 1000 fake GPUs at N = 500). Pods need room: the bench adds kwok Nodes
+(110 pods each, like the local cluster's own) until 4 x max(N) x 1.1 pods fit, and deletes them
+at the end.
+
+Every 5 s a line shows the progress (objects done/seen), the machine's and the operator's CPU,
+the operator's queue depth and requests so far: the time profile. `--profile` runs the operator
+through `bench/converge_profile.py` with `LOG_LEVEL=debug`, which records every API request, and
+prints requests by verb and resource with their latency, writes per object, the fields that made
+the operator write and the size of what it caches. `--floor-apply` makes the floor write with
+server-side apply, as the operator does (a diagnostic); `--rounds` repeats floor and operator and
+keeps the best of each. Targets (issue 9): ratio <= 1.5 at N = 500, <= 40 requests per graph,
+zero steady-state writes, RSS <= 200 MB at N = 500. This measures; it never asserts.
+
+    python bench/converge.py [--graphs 100 500] [--workers 8] [--concurrency 16] [--profile]
+                             [--floor-apply] [--rounds 1] [--steady-seconds 60] [--log-dir DIR]
+
+Uses KUBECONFIG when set, else starts the local control plane. The last line is `key=value` pairs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import kr8s.asyncio
+import yaml
+from prometheus_client import REGISTRY
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hack"))
+from localcluster import kwok_nodes  # type: ignore[import-not-found]
+
+from bench import converge_profile
+from dynamo_operator.render import render_objects
+from dynamo_operator.settings import OperatorSettings
+from e2e.operator_process import OperatorProcess, free_port
+from manager.cache import Informer
+from manager.client import NotFound, RestClient
+from manager.commands.operator_kinds import COMPONENT, GRAPH
+from manager.discovery import KindRegistry
+from manager.kinds import (
+    CUSTOM_RESOURCE_DEFINITION,
+    DEPLOYMENT,
+    NAMESPACE,
+    ResourceKind,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE = ResourceKind("v1", "Node", "nodes", namespaced=False)
+IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.7.0"
+SERVICES = {  # name -> (componentType, module)
+    "Frontend": ("frontend", "dynamo.frontend"),
+    "VllmDecodeWorker": ("decode", "dynamo.vllm"),
+    "VllmPrefillWorker": ("prefill", "dynamo.vllm"),
+    "VllmWorker": ("worker", "dynamo.vllm"),
+}
+# What `dynamo-operator run` renders on this cluster: no LeaderWorkerSet, Volcano or Istio.
+SETTINGS = OperatorSettings(available_apis=frozenset())
+FIELD_MANAGER = "bench"
+PODS_PER_NODE = 110
+SAMPLE_SECONDS = 5.0
+
+
+def kubeconfig() -> AbstractContextManager[Path]:
+    from localcluster import kubeconfig_or_local_cluster
+
+    cluster: AbstractContextManager[Path] = kubeconfig_or_local_cluster(prefix="bench-converge-")
+    return cluster
+
+
+def bench_graph(name: str, namespace: str) -> dict[str, Any]:
+    services = {
+        service: {
+            "componentType": component_type,
+            "replicas": 1,
+            "extraPodSpec": {
+                "mainContainer": {
+                    "image": IMAGE,
+                    "command": ["python3", "-m", module],
+                    "args": ["--model", "Qwen/Qwen3-0.6B"],
+                }
+            },
+        }
+        for service, (component_type, module) in SERVICES.items()
+    }
+    return {
+        "apiVersion": GRAPH.api_version,
+        "kind": GRAPH.kind,
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "backendFramework": "vllm",
+            "envs": [{"name": "HF_HOME", "value": "/models"}],
+            "services": services,
+        },
+    }
+
+
+# -- progress: informers that note when every object exists and when every one is done ---------
+
+
+def _condition_true(obj: dict[str, Any], condition: str) -> bool:
+    conditions = (obj.get("status") or {}).get("conditions") or []
+    return any(c.get("type") == condition and c.get("status") == "True" for c in conditions)
+
+
+def deployment_available(obj: dict[str, Any]) -> bool:
+    status, replicas = obj.get("status") or {}, (obj.get("spec") or {}).get("replicas", 1)
+    return bool(
+        status.get("observedGeneration", 0) >= obj["metadata"].get("generation", 0)
+        and status.get("updatedReplicas", 0) >= replicas
+        and status.get("availableReplicas", 0) >= replicas
+    )
+
+
+def component_available(obj: dict[str, Any]) -> bool:
+    return _condition_true(obj, "Available")
+
+
+def graph_successful(obj: dict[str, Any]) -> bool:
+    return (obj.get("status") or {}).get("state") == "successful"
+
+
+@dataclass
+class Progress:
+    """An informer's event handler: which objects exist and which are done, and when the count
+    of each first reached `expected` (seconds after `started`)."""
+
+    label: str
+    expected: int
+    done: Callable[[dict[str, Any]], bool]
+    started: float = 0.0
+    seen: set[str] = field(default_factory=set)
+    finished: set[str] = field(default_factory=set)
+    all_seen_s: float | None = None
+    all_done_s: float | None = None
+    complete: anyio.Event = field(default_factory=anyio.Event)
+
+    def on_add(self, obj: dict[str, Any], is_in_initial_list: bool) -> None:
+        self._see(obj)
+
+    def on_update(self, old: dict[str, Any], new: dict[str, Any]) -> None:
+        self._see(new)
+
+    def on_delete(self, obj: dict[str, Any]) -> None:
+        pass
+
+    def _see(self, obj: dict[str, Any]) -> None:
+        name = obj["metadata"]["name"]
+        self.seen.add(name)
+        if len(self.seen) >= self.expected and self.all_seen_s is None:
+            self.all_seen_s = time.perf_counter() - self.started
+        if self.done(obj):
+            self.finished.add(name)
+            if len(self.finished) >= self.expected and self.all_done_s is None:
+                self.all_done_s = time.perf_counter() - self.started
+                self.complete.set()
+
+
+async def watch_progress(
+    rest: RestClient, namespace: str, progress: Iterable[tuple[ResourceKind, Progress]], tg: Any
+) -> None:
+    for kind, handler in progress:
+        informer = Informer(rest, kind, namespace)
+        informer.add_event_handler(handler)
+        tg.start_soon(informer.run)
+        await informer.wait_for_sync()
+
+
+# -- cluster set-up and clean-up ------------------------------------------------------------------
+
+
+async def install_crds(rest: RestClient) -> None:
+    for path in sorted((ROOT / "deploy" / "crds").glob("*.yaml")):
+        crd = yaml.safe_load(path.read_text())
+        try:
+            await rest.create(CUSTOM_RESOURCE_DEFINITION, crd, field_manager=FIELD_MANAGER)
+        except Exception as error:  # AlreadyExists on a reused cluster
+            if "AlreadyExists" not in type(error).__name__:
+                raise
+        name = crd["metadata"]["name"]
+        with anyio.fail_after(60):
+            # Polling the server: nothing here watches CRDs.
+            while not await _established(rest, name):  # noqa: ASYNC110
+                await anyio.sleep(0.2)
+
+
+async def _established(rest: RestClient, name: str) -> bool:
+    crd = await rest.get(CUSTOM_RESOURCE_DEFINITION, None, name)
+    return _condition_true(crd, "Established")
+
+
+def _schedulable(node: dict[str, Any]) -> bool:
+    taints = (node.get("spec") or {}).get("taints") or []
+    return bool(kwok_nodes.node_is_ready(node)) and not any(
+        t.get("key") == "node.kubernetes.io/not-ready" for t in taints
+    )
+
+
+async def add_node_room(rest: RestClient, pods: int) -> list[str]:
+    """Create kwok Nodes until the schedulable ones hold `pods` pods; their names."""
+    nodes, _ = await rest.list_all(NODE, None)
+    room = sum(
+        int((node.get("status") or {}).get("allocatable", {}).get("pods", "0"))
+        for node in nodes
+        if _schedulable(node)
+    )
+    missing = max(0, math.ceil((pods - room) / PODS_PER_NODE))
+    names = [f"converge-kwok-{index:03d}" for index in range(missing)]
+    for name in names:
+        await rest.create(NODE, kwok_nodes.node_manifest(name), field_manager=FIELD_MANAGER)
+    with anyio.fail_after(180):
+        for name in names:
+            while not _schedulable(await rest.get(NODE, None, name)):  # noqa: ASYNC110
+                await anyio.sleep(0.5)
+    print(f"pod room: {room} on existing nodes, added {len(names)} kwok nodes", flush=True)
+    return names
+
+
+async def create_namespace(rest: RestClient, prefix: str) -> str:
+    namespace = f"{prefix}-{uuid.uuid4().hex[:6]}"
+    await rest.create(NAMESPACE, {"metadata": {"name": namespace}}, field_manager=FIELD_MANAGER)
+    return namespace
+
+
+async def delete_namespace(rest: RestClient, namespace: str) -> float:
+    started = time.perf_counter()
+    try:
+        await rest.delete(NAMESPACE, None, namespace)
+        with anyio.fail_after(900):
+            while True:
+                await rest.get(NAMESPACE, None, namespace)
+                await anyio.sleep(1.0)
+    except NotFound:
+        pass
+    return time.perf_counter() - started
+
+
+async def for_each(
+    items: list[Any], action: Callable[[Any], Awaitable[None]], workers: int
+) -> None:
+    pending = iter(items)
+
+    async def worker() -> None:
+        for item in pending:
+            await action(item)
+
+    async with anyio.create_task_group() as tg:
+        for _ in range(workers):
+            tg.start_soon(worker)
+
+
+# -- machine and process figures -----------------------------------------------------------------
+
+
+def process_cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def process_memory_mib(pid: int, key: str) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(f"{key}:"):
+            return int(line.split()[1]) / 1024
+    return math.nan
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) jiffies of all CPUs since boot."""
+    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = values[3] + values[4]
+    return sum(values) - idle, sum(values)
+
+
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+def metric(samples: Samples, series: str, /, **labels: str) -> float:
+    wanted = set(labels.items())
+    return sum(v for (n, ls), v in samples.items() if n == series and wanted <= set(ls))
+
+
+async def scrape(operator: OperatorProcess, attempts: int = 5) -> Samples:
+    """The operator's `/metrics`, retried: one failed scrape should not end a long run."""
+    for attempt in range(attempts):
+        try:
+            return await anyio.to_thread.run_sync(operator.metrics)
+        except RuntimeError as error:
+            if attempt == attempts - 1 or operator.process.poll() is not None:
+                raise
+            print(f"  scrape failed ({error}), retrying", flush=True)
+            await anyio.sleep(1.0)
+    raise AssertionError("unreachable")
+
+
+def bench_samples() -> Samples:
+    """This process's own metrics (the bench's client), in the form of `OperatorProcess.metrics`."""
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in REGISTRY.collect()
+        for sample in family.samples
+    }
+
+
+def requests_by_method(samples: Samples) -> dict[str, float]:
+    methods: dict[str, float] = {}
+    for (name, labels), value in samples.items():
+        if name == "rest_client_requests_total":
+            method = dict(labels)["method"]
+            methods[method] = methods.get(method, 0.0) + value
+    return methods
+
+
+def writes(samples: Samples) -> float:
+    return sum(v for m, v in requests_by_method(samples).items() if m != "GET")
+
+
+# -- the two runs ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Timeline:
+    """Progress sampled every few seconds, printed after a run: the time profile."""
+
+    rows: list[str] = field(default_factory=list)
+
+    async def sample(
+        self, started: float, progress: list[Progress], operator: OperatorProcess | None
+    ) -> None:
+        busy, total = machine_busy()
+        cpu = process_cpu_seconds(operator.process.pid) if operator else 0.0
+        while True:
+            await anyio.sleep(SAMPLE_SECONDS)
+            now_busy, now_total = machine_busy()
+            row = f"t={time.perf_counter() - started:6.1f}s " + " ".join(
+                f"{p.label}={len(p.finished)}/{len(p.seen)}" for p in progress
+            )
+            row += f" machine_cpu={(now_busy - busy) / max(now_total - total, 1):.0%}"
+            busy, total = now_busy, now_total
+            if operator is not None:
+                now_cpu = process_cpu_seconds(operator.process.pid)
+                samples = await scrape(operator)
+                row += (
+                    f" operator_cpu={(now_cpu - cpu) / SAMPLE_SECONDS:.0%}"
+                    f" queue={metric(samples, 'workqueue_depth'):.0f}"
+                    f" requests={metric(samples, 'rest_client_requests_total'):.0f}"
+                )
+                cpu = now_cpu
+            self.rows.append(row)
+
+
+async def create_floor_graph(
+    rest: RestClient, kinds: KindRegistry, graph: dict[str, Any], *, apply: bool = False
+) -> None:
+    """The graph, then its DCDs, then their children: each owned by the uid its owner got.
+    `apply`: write the DCDs and children with server-side apply instead of POST, as the
+    operator does (to tell the cost of apply from the operator's own)."""
+    namespace = graph["metadata"]["namespace"]
+    objects = render_objects([graph], SETTINGS, default_namespace=namespace).objects
+    components: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    for obj in objects:
+        if obj["kind"] == COMPONENT.kind:
+            components.append((obj, []))
+        else:
+            components[-1][1].append(obj)
+    owner = await rest.create(GRAPH, graph, field_manager=FIELD_MANAGER)
+
+    async def write(kind: ResourceKind, obj: dict[str, Any]) -> dict[str, Any]:
+        if apply:
+            return await rest.apply(kind, obj, field_manager=FIELD_MANAGER)
+        return await rest.create(kind, obj, field_manager=FIELD_MANAGER)
+
+    async def create_component(dcd: dict[str, Any], children: list[dict[str, Any]]) -> None:
+        created = await write(COMPONENT, owned_by(dcd, owner))
+        async with anyio.create_task_group() as tg:
+            for child in children:
+                tg.start_soon(write, kinds.kind_of(child), owned_by(child, created))
+
+    async with anyio.create_task_group() as tg:
+        for dcd, children in components:
+            tg.start_soon(create_component, dcd, children)
+
+
+def owned_by(obj: dict[str, Any], owner: dict[str, Any]) -> dict[str, Any]:
+    uid = owner["metadata"]["uid"]
+    references = [{**ref, "uid": uid} for ref in obj["metadata"].get("ownerReferences") or ()]
+    return {**obj, "metadata": {**obj["metadata"], "ownerReferences": references}}
+
+
+async def run_floor(rest: RestClient, n: int, args: argparse.Namespace) -> dict[str, float]:
+    namespace = await create_namespace(rest, f"converge-floor-{n}")
+    kinds = KindRegistry()
+    kinds.add(COMPONENT)
+    graphs = [bench_graph(f"g-{index:04d}", namespace) for index in range(n)]
+    expected = n * len(SERVICES)
+    deployments = Progress("deployments_available", expected, deployment_available)
+    timeline = Timeline()
+    result: dict[str, float] = {}
+    async with anyio.create_task_group() as tg:
+        await watch_progress(rest, namespace, [(DEPLOYMENT, deployments)], tg)
+        started = deployments.started = time.perf_counter()
+        tg.start_soon(timeline.sample, started, [deployments], None)
+        before = bench_samples()
+        await for_each(
+            graphs,
+            lambda graph: create_floor_graph(rest, kinds, graph, apply=args.floor_apply),
+            args.concurrency,
+        )
+        result["created_s"] = time.perf_counter() - started
+        after = bench_samples()
+        verb = "PATCH" if args.floor_apply else "POST"
+        seconds, count = (
+            metric(after, f"rest_client_request_duration_seconds_{part}", verb=verb)
+            - metric(before, f"rest_client_request_duration_seconds_{part}", verb=verb)
+            for part in ("sum", "count")
+        )
+        result["write_latency_ms"] = 1000 * seconds / max(count, 1)
+        with anyio.move_on_after(args.timeout):
+            await deployments.complete.wait()
+        result["floor_s"] = deployments.all_done_s or math.nan
+        result["deployments_created_s"] = deployments.all_seen_s or math.nan
+        tg.cancel_scope.cancel()
+    print(f"-- floor N={n} ({namespace})", *timeline.rows, sep="\n  ", flush=True)
+    print(f"  {_format(result)}", flush=True)
+    print(f"  namespace deleted in {await delete_namespace(rest, namespace):.1f}s", flush=True)
+    return result
+
+
+async def warm_up(rest: RestClient) -> None:
+    """Two floor graphs, untimed: the first run should not pay for cold connections and the
+    API server's first custom resources."""
+    namespace = await create_namespace(rest, "converge-warm-up")
+    kinds = KindRegistry()
+    kinds.add(COMPONENT)
+    for index in range(2):
+        await create_floor_graph(rest, kinds, bench_graph(f"g-{index:04d}", namespace))
+    await delete_namespace(rest, namespace)
+
+
+def start_operator(
+    path: Path, log_dir: Path, n: int, args: argparse.Namespace
+) -> tuple[OperatorProcess, Path | None]:
+    metrics_port, health_port = free_port(), free_port()
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_path = log_dir / "operator.log"
+    request_log = log_dir / "requests.jsonl" if args.profile else None
+    if request_log is not None:
+        launcher = [sys.executable, str(ROOT / "bench" / "converge_profile.py"), str(request_log)]
+    else:
+        launcher = [sys.executable, "-m", "manager.cli"]
+    arguments = (
+        "run",
+        f"--metrics-bind-address=127.0.0.1:{metrics_port}",
+        f"--health-probe-bind-address=127.0.0.1:{health_port}",
+        f"--max-concurrent-reconciles={args.workers}",
+    )
+    level = "debug" if args.profile else args.log_level
+    env = {**os.environ, "KUBECONFIG": str(path), "LOG_LEVEL": level}
+    with log_path.open("wb") as log_file:
+        process = subprocess.Popen(
+            [*launcher, *arguments],
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=ROOT,
+            preexec_fn=_die_with_parent,
+        )
+    return OperatorProcess(process, log_path, metrics_port, health_port, arguments), request_log
+
+
+async def settle(operator: OperatorProcess, limit: float) -> tuple[float, Samples]:
+    """Wait until the queues are empty and no write was made for 5 s (at most `limit` s)."""
+    started = time.perf_counter()
+    quiet_since, last = started, -1.0
+    while True:
+        samples = await scrape(operator)
+        now = time.perf_counter()
+        if writes(samples) != last or metric(samples, "workqueue_depth") > 0:
+            quiet_since, last = now, writes(samples)
+        if now - quiet_since >= 5.0 or now - started >= limit:
+            return now - started, samples
+        await anyio.sleep(0.5)
+
+
+async def run_operator(
+    rest: RestClient, path: Path, n: int, args: argparse.Namespace, log_dir: Path
+) -> dict[str, float]:
+    namespace = await create_namespace(rest, f"converge-operator-{n}")
+    operator, request_log = start_operator(path, log_dir, n, args)
+    pid = operator.process.pid
+    expected = n * len(SERVICES)
+    graphs = Progress("graphs_successful", n, graph_successful)
+    components = Progress("dcds_available", expected, component_available)
+    deployments = Progress("deployments_available", expected, deployment_available)
+    timeline = Timeline()
+    result: dict[str, float] = {}
+    try:
+        await anyio.to_thread.run_sync(operator.wait_ready)
+        before, cpu_before = (
+            await scrape(operator),
+            process_cpu_seconds(pid),
+        )
+        result["startup_requests"] = metric(before, "rest_client_requests_total")
+        result["startup_rss_mib"] = process_memory_mib(pid, "VmRSS")
+        async with anyio.create_task_group() as tg:
+            progress = [(GRAPH, graphs), (COMPONENT, components), (DEPLOYMENT, deployments)]
+            await watch_progress(rest, namespace, progress, tg)
+            started = time.perf_counter()
+            wall_started = time.time()
+            for _, handler in progress:
+                handler.started = started
+            tg.start_soon(timeline.sample, started, [h for _, h in progress], operator)
+            await for_each(
+                [bench_graph(f"g-{index:04d}", namespace) for index in range(n)],
+                lambda graph: _create(rest, GRAPH, graph),
+                args.concurrency,
+            )
+            result["created_s"] = time.perf_counter() - started
+            with anyio.move_on_after(args.timeout):
+                await graphs.complete.wait()
+            wall_converged = time.time()
+            converged = await scrape(operator)
+            if args.profile:
+                footprint = await converge_profile.cached_bytes(rest, namespace)
+            result["operator_s"] = graphs.all_done_s or math.nan
+            result["dcds_created_s"] = components.all_seen_s or math.nan
+            result["deployments_created_s"] = deployments.all_seen_s or math.nan
+            result["deployments_available_s"] = deployments.all_done_s or math.nan
+            result["dcds_available_s"] = components.all_done_s or math.nan
+            result["operator_cpu_s"] = process_cpu_seconds(pid) - cpu_before
+            result["settle_s"], settled = await settle(operator, limit=60.0)
+            wall_settled = time.time()
+            tg.cancel_scope.cancel()
+        steady_before = writes(settled)
+        await anyio.sleep(args.steady_seconds)
+        steady = await scrape(operator)
+        result["steady_writes"] = writes(steady) - steady_before
+        result["rss_mib"] = process_memory_mib(pid, "VmHWM")
+        result.update(_per_graph(before, converged, settled, n))
+    finally:
+        await anyio.to_thread.run_sync(_stop, operator)
+    print(f"-- operator N={n} ({namespace}, log {operator.log_path})", *timeline.rows, sep="\n  ")
+    print(f"  {_format(result)}", flush=True)
+    if request_log is not None:
+        converge_profile.print_profile(
+            request_log, operator.log_path, n, wall_started, wall_converged, wall_settled
+        )
+        print("  what the operator caches of this namespace (JSON without managedFields):")
+        for line in footprint:
+            print(f"    {line}")
+    print(f"  namespace deleted in {await delete_namespace(rest, namespace):.1f}s", flush=True)
+    return result
+
+
+def _die_with_parent() -> None:
+    """Linux's PR_SET_PDEATHSIG: the operator ends if the bench dies (its cluster does too)."""
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
+
+
+async def _create(rest: RestClient, kind: ResourceKind, obj: dict[str, Any]) -> None:
+    await rest.create(kind, obj, field_manager=FIELD_MANAGER)
+
+
+def _stop(operator: OperatorProcess) -> None:
+    try:
+        operator.stop(timeout=60)
+    except subprocess.TimeoutExpired:
+        operator.kill()
+
+
+def _per_graph(before: Samples, converged: Samples, settled: Samples, n: int) -> dict[str, float]:
+    def delta(series: str, after: Samples, /, **labels: str) -> float:
+        return metric(after, series, **labels) - metric(before, series, **labels)
+
+    methods_before = requests_by_method(before)
+    figures = {
+        "requests_per_graph": delta("rest_client_requests_total", settled) / n,
+        "requests_per_graph_at_convergence": delta("rest_client_requests_total", converged) / n,
+        "writes_per_graph": (writes(settled) - writes(before)) / n,
+        "events_per_graph": delta("event_recorder_writes_total", settled) / n,
+        "events_dropped": delta("event_recorder_dropped_total", settled),
+        "post_convergence_writes": writes(settled) - writes(converged),
+    }
+    for method, value in sorted(requests_by_method(settled).items()):
+        figures[f"{method.lower()}_per_graph"] = (value - methods_before.get(method, 0.0)) / n
+    for controller, per in (("dynamographdeployment", n), ("dynamocomponentdeployment", 4 * n)):
+        short = "dgd" if controller.startswith("dynamograph") else "dcd"
+        reconciles = delta("controller_runtime_reconcile_total", settled, controller=controller)
+        figures[f"{short}_reconciles_per_object"] = reconciles / per
+        queued = delta("workqueue_queue_duration_seconds_sum", settled, name=controller)
+        taken = delta("workqueue_queue_duration_seconds_count", settled, name=controller)
+        figures[f"{short}_queue_wait_ms"] = 1000 * queued / max(taken, 1)
+        worked = delta("workqueue_work_duration_seconds_sum", settled, name=controller)
+        figures[f"{short}_work_ms"] = 1000 * worked / max(taken, 1)
+    return figures
+
+
+def _or_inf(value: float) -> float:
+    return math.inf if math.isnan(value) else value
+
+
+def _format(figures: dict[str, float]) -> str:
+    return " ".join(f"{key}={_value(value)}" for key, value in figures.items())
+
+
+def _value(value: float) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return f"{value:.2f}" if isinstance(value, float) else str(value)
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, float]:
+    log_dir: Path = args.log_dir
+    figures: dict[str, float] = {
+        "workers": args.workers,
+        "concurrency": args.concurrency,
+        "floor_apply": int(args.floor_apply),
+    }
+    with kubeconfig() as path:
+        api = await kr8s.asyncio.api(kubeconfig=str(path))
+        rest = RestClient.for_api(api)
+        nodes: list[str] = []
+        try:
+            await install_crds(rest)
+            nodes = await add_node_room(rest, math.ceil(4 * max(args.graphs) * 1.1))
+            await warm_up(rest)
+            for n in args.graphs:
+                floors, operators = [], []
+                for round_ in range(args.rounds):
+                    floors.append(await run_floor(rest, n, args))
+                    operators.append(
+                        await run_operator(rest, path, n, args, log_dir / f"n{n}-r{round_}")
+                    )
+                floor = min(floors, key=lambda result: _or_inf(result["floor_s"]))
+                operator = min(operators, key=lambda result: _or_inf(result["operator_s"]))
+                figures[f"n{n}_floor_s"] = floor["floor_s"]
+                figures[f"n{n}_operator_s"] = operator["operator_s"]
+                figures[f"n{n}_ratio"] = operator["operator_s"] / floor["floor_s"]
+                for key in (
+                    "requests_per_graph",
+                    "writes_per_graph",
+                    "events_per_graph",
+                    "steady_writes",
+                    "rss_mib",
+                    "operator_cpu_s",
+                    "events_dropped",
+                ):
+                    figures[f"n{n}_{key}"] = operator[key]
+        finally:
+            for name in nodes:
+                await rest.delete(NODE, None, name)
+            await rest.transport.aclose()
+    print(f"operator logs in {log_dir}")
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--graphs", type=int, nargs="+", default=[100, 500], metavar="N")
+    parser.add_argument("--workers", type=int, default=8, help="--max-concurrent-reconciles")
+    parser.add_argument(
+        "--concurrency", type=int, default=16, help="graphs the client creates at once"
+    )
+    parser.add_argument("--steady-seconds", type=float, default=60.0)
+    parser.add_argument("--timeout", type=float, default=1800.0, help="per run, to converge")
+    parser.add_argument("--log-level", default="info", choices=["info", "warning"])
+    parser.add_argument("--log-dir", default=None, help="operator logs (default: a temp dir)")
+    parser.add_argument("--profile", action="store_true", help="record and break down requests")
+    parser.add_argument(
+        "--floor-apply",
+        action="store_true",
+        help="the floor writes with server-side apply instead of POST (a diagnostic)",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="floor and operator runs per N; the best counts"
+    )
+    args = parser.parse_args()
+    args.log_dir = Path(args.log_dir or tempfile.mkdtemp(prefix="bench-converge-logs-"))
+    args.log_dir.mkdir(parents=True, exist_ok=True)
+    figures = anyio.run(main_async, args)
+    print(_format(figures))
+
+
+if __name__ == "__main__":
+    main()
