@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from dynamo_operator.validation import describe
 from webhooks.errors import MalformedReviewError, UnanswerableReviewError
 
 ADMISSION_API_VERSION = "admission.k8s.io/v1"
@@ -93,10 +94,10 @@ def _unwrap_review(review: Any) -> dict[str, Any]:
         raise UnanswerableReviewError("request body is not a JSON object")
     api_version, kind = review.get("apiVersion"), review.get("kind")
     if kind != ADMISSION_KIND:
-        raise UnanswerableReviewError(f"expected kind {ADMISSION_KIND}, got {kind!r}")
+        raise UnanswerableReviewError(f"expected kind {ADMISSION_KIND}, got {describe(kind)}")
     if api_version != ADMISSION_API_VERSION:
         raise UnanswerableReviewError(
-            f"unsupported AdmissionReview apiVersion {api_version!r}; "
+            f"unsupported AdmissionReview apiVersion {describe(api_version)}; "
             f"only {ADMISSION_API_VERSION} is served"
         )
     request = review.get("request")

@@ -44,8 +44,17 @@ BODY_TIMEOUT_SECONDS = 10.0
 _MAX_LOGGED_TRACEBACK = 4000  # characters: the last frames and the error, never a novel
 
 
-class BodyTimeoutError(UnanswerableReviewError):
-    """The declared body did not arrive in time; answered with 408 and the connection closed."""
+class UnreadableBodyError(UnanswerableReviewError):
+    """The body could not be read to its end (too large, not decodable, not arriving): answered
+    with ``Connection: close``, since what is left of it would be read as the next request."""
+
+    status = 400
+
+
+class BodyTimeoutError(UnreadableBodyError):
+    """The declared body did not arrive in time."""
+
+    status = 408
 
 
 class AdmissionRoute:
@@ -72,8 +81,8 @@ class AdmissionRoute:
         try:
             body = await _read_body(http_request)
             request = parse_review(body)
-        except BodyTimeoutError as error:
-            return self._bad_request(str(error), status=408)
+        except UnreadableBodyError as error:
+            return self._bad_request(str(error), status=error.status, close=True)
         except UnanswerableReviewError as error:
             return self._bad_request(str(error))
         except MalformedReviewError as error:
@@ -112,12 +121,12 @@ class AdmissionRoute:
                 denial=RequestProblem.INTERNAL_ERROR,
             )
 
-    def _bad_request(self, message: str, *, status: int = 400) -> web.Response:
+    def _bad_request(self, message: str, *, status: int = 400, close: bool = False) -> web.Response:
         record_decision(self._endpoint.kind, None, denial=RequestProblem.MALFORMED_REQUEST)
         _log.warning("unanswerable admission request", webhook=self._endpoint.path, error=message)
         response = web.Response(status=status, text=message + "\n")
-        if status == 408:
-            response.force_close()  # the rest of that body may still be on its way
+        if close:
+            response.force_close()
         return response
 
 
@@ -135,7 +144,7 @@ async def _read_body(http_request: web.Request) -> bytes:
         )
     declared = http_request.content_length
     if declared is not None and declared > MAX_BODY_BYTES:
-        raise UnanswerableReviewError(
+        raise UnreadableBodyError(
             f"request body of {declared} bytes exceeds the limit of {MAX_BODY_BYTES} bytes"
         )
     try:
@@ -146,12 +155,12 @@ async def _read_body(http_request: web.Request) -> bytes:
             f"request body not received within {BODY_TIMEOUT_SECONDS:g} seconds"
         ) from None
     except web.HTTPRequestEntityTooLarge:
-        raise UnanswerableReviewError(
+        raise UnreadableBodyError(
             f"request body exceeds the limit of {MAX_BODY_BYTES} bytes"
         ) from None
     except web.RequestPayloadError:
         # A Content-Encoding (gzip, deflate) whose data does not decompress, or a broken chunk.
-        raise UnanswerableReviewError(
+        raise UnreadableBodyError(
             "request body cannot be read: it is not valid for its Content-Encoding "
             "or Transfer-Encoding"
         ) from None

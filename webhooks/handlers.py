@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from dynamo_operator.validation import describe
 from dynamo_operator.validation.result import (
     IssueReason,
     UnknownKindError,
@@ -104,7 +105,10 @@ def _kind_problem(endpoint: WebhookEndpoint, request: AdmissionRequest) -> str |
     if kind.kind == endpoint.kind and kind.group in (GROUP, ""):
         return None
     served = f"{endpoint.kind}.{GROUP}"
-    return f"unknown kind {kind.kind!r} (group {kind.group!r}): this webhook validates {served}"
+    return (
+        f"unknown kind {describe(kind.kind)} (group {describe(kind.group)}): "
+        f"this webhook validates {served}"
+    )
 
 
 def _object_kind_problem(

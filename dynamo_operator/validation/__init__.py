@@ -2,6 +2,7 @@
 
 from dynamo_operator.validation.dispatch import validate_create, validate_update
 from dynamo_operator.validation.nesting import MAX_NESTING_DEPTH
+from dynamo_operator.validation.paths import describe
 from dynamo_operator.validation.result import (
     FieldIssue,
     IssueReason,
@@ -15,6 +16,7 @@ __all__ = [
     "IssueReason",
     "UnknownKindError",
     "ValidationResult",
+    "describe",
     "validate_create",
     "validate_update",
 ]

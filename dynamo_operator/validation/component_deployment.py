@@ -8,18 +8,19 @@ from typing import Any
 from dynamo_operator.api import DynamoComponentDeployment
 from dynamo_operator.validation.collector import IssueCollector
 from dynamo_operator.validation.names import check_component_names, check_dynamo_namespace
+from dynamo_operator.validation.paths import describe
 from dynamo_operator.validation.result import IssueReason
 from dynamo_operator.validation.service import effective_backend, validate_service
-from dynamo_operator.validation.wire import spec_of
+from dynamo_operator.validation.wire import differs, spec_of
 
 
 def validate_component_deployment(
     component: DynamoComponentDeployment, issues: IssueCollector
 ) -> None:
     spec = component.spec
-    backend = effective_backend(spec, spec.backend_framework, issues, "spec")
+    effective_backend(spec, spec.backend_framework, issues, "spec")
     # A standalone DCD mounts claims that already exist; there is no pvcs list to check against.
-    validate_service(spec, "spec", backend, None, issues)
+    validate_service(spec, "spec", spec.backend_framework, None, issues)
     if component.metadata.name:
         check_component_names(
             issues,
@@ -37,9 +38,9 @@ def validate_component_deployment_update(
 ) -> None:
     old_backend = spec_of(old).get("backendFramework")
     new_backend = spec_of(new).get("backendFramework")
-    if old_backend != new_backend:
+    if differs(old_backend, new_backend):
         issues.error(
             "spec.backendFramework",
-            f"is immutable (was {old_backend!r}, now {new_backend!r})",
+            f"is immutable (was {describe(old_backend)}, now {describe(new_backend)})",
             IssueReason.IMMUTABLE_FIELD_CHANGED,
         )

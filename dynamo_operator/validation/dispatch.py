@@ -34,7 +34,7 @@ from dynamo_operator.validation.graph_deployment import (
 )
 from dynamo_operator.validation.model import validate_model, validate_model_update
 from dynamo_operator.validation.nesting import find_excessive_nesting, nesting_message
-from dynamo_operator.validation.paths import issues_from_validation_error
+from dynamo_operator.validation.paths import describe, issues_from_validation_error
 from dynamo_operator.validation.result import IssueReason, UnknownKindError, ValidationResult
 from dynamo_operator.validation.unknown_fields import find_unknown_fields
 
@@ -80,7 +80,7 @@ def _rules_for(obj: Mapping[str, Any]) -> _KindRules:
     kind = obj.get("kind") if isinstance(obj, Mapping) else None
     rules = _RULES.get(kind) if isinstance(kind, str) else None
     if rules is None:
-        raise UnknownKindError(f"not a Dynamo kind: {kind!r}")
+        raise UnknownKindError(f"not a Dynamo kind: {describe(kind)}")
     return rules
 
 
@@ -92,7 +92,9 @@ def _validate_content(obj: Mapping[str, Any], rules: _KindRules, issues: IssueCo
     api_version = obj.get("apiVersion")
     if api_version is not None and api_version != API_VERSION:
         issues.error(
-            "apiVersion", f"must be {API_VERSION} (got {api_version!r})", IssueReason.INVALID_CONFIG
+            "apiVersion",
+            f"must be {API_VERSION} (got {describe(api_version)})",
+            IssueReason.INVALID_CONFIG,
         )
     try:
         parsed = rules.model.model_validate(obj)

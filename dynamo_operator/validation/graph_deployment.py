@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dynamo_operator.api import DynamoGraphDeployment
+from dynamo_operator.api import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
 from dynamo_operator.naming import component_deployment_name, default_dynamo_namespace
 from dynamo_operator.validation.collector import IssueCollector
 from dynamo_operator.validation.names import (
@@ -20,11 +20,11 @@ from dynamo_operator.validation.names import (
     check_dynamo_namespace,
     check_pvc_name,
 )
-from dynamo_operator.validation.paths import join_path
+from dynamo_operator.validation.paths import describe, join_path
 from dynamo_operator.validation.result import IssueReason
 from dynamo_operator.validation.service import effective_backend, validate_service
 from dynamo_operator.validation.shapes import positive_quantity
-from dynamo_operator.validation.wire import node_count_of, spec_of
+from dynamo_operator.validation.wire import differs, node_count_of, spec_of
 
 DEFAULT_NAMESPACE = "default"
 
@@ -36,8 +36,9 @@ def validate_graph_deployment(graph: DynamoGraphDeployment, issues: IssueCollect
     declared_pvcs = _check_pvcs(graph, issues)
     for service_name, service in spec.services.items():
         path = join_path("spec.services", service_name)
-        backend = effective_backend(service, spec.backend_framework, issues, path)
-        validate_service(service, path, backend, declared_pvcs, issues)
+        _check_backend_not_per_service(service, path, issues)
+        effective_backend(service, spec.backend_framework, issues, path)
+        validate_service(service, path, spec.backend_framework, declared_pvcs, issues)
     _check_generated_names(graph, issues)
     _check_dynamo_namespace(graph, issues)
 
@@ -49,10 +50,10 @@ def validate_graph_deployment_update(
     (and that would no longer parse) cannot block every later update."""
     new_spec, old_spec = spec_of(new), spec_of(old)
     old_backend, new_backend = old_spec.get("backendFramework"), new_spec.get("backendFramework")
-    if old_backend != new_backend:
+    if differs(old_backend, new_backend):
         issues.error(
             "spec.backendFramework",
-            f"is immutable (was {old_backend!r}, now {new_backend!r})",
+            f"is immutable (was {describe(old_backend)}, now {describe(new_backend)})",
             IssueReason.IMMUTABLE_FIELD_CHANGED,
         )
     old_services, new_services = old_spec.get("services"), new_spec.get("services")
@@ -70,6 +71,18 @@ def validate_graph_deployment_update(
                 "delete and recreate the service",
                 IssueReason.IMMUTABLE_FIELD_CHANGED,
             )
+
+
+def _check_backend_not_per_service(
+    service: DynamoComponentDeploymentSharedSpec, path: str, issues: IssueCollector
+) -> None:
+    # Not a field of a graph's service, but one of the component deployment it becomes: left
+    # there, it would reach that DCD (and be refused there, or pick its backend) unvalidated.
+    if "backendFramework" in (service.model_extra or {}):
+        issues.error(
+            join_path(path, "backendFramework"),
+            "is set for the whole graph (spec.backendFramework), not per service",
+        )
 
 
 def _check_pvcs(graph: DynamoGraphDeployment, issues: IssueCollector) -> set[str]:

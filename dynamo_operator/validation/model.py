@@ -7,8 +7,9 @@ from typing import Any
 
 from dynamo_operator.api import DynamoModel, ModelType
 from dynamo_operator.validation.collector import IssueCollector
+from dynamo_operator.validation.paths import describe
 from dynamo_operator.validation.result import IssueReason
-from dynamo_operator.validation.wire import spec_of
+from dynamo_operator.validation.wire import differs, spec_of
 
 SUPPORTED_SOURCE_SCHEMES = ("s3://", "hf://")
 _IMMUTABLE_FIELDS = ("modelType", "baseModelName")
@@ -43,10 +44,10 @@ def validate_model_update(
     new_spec, old_spec = spec_of(new), spec_of(old)
     for field in _IMMUTABLE_FIELDS:
         before, after = _with_default(old_spec, field), _with_default(new_spec, field)
-        if before != after:
+        if differs(before, after):
             issues.error(
                 f"spec.{field}",
-                f"is immutable (was {before!r}, now {after!r})",
+                f"is immutable (was {describe(before)}, now {describe(after)})",
                 IssueReason.IMMUTABLE_FIELD_CHANGED,
             )
 

@@ -56,6 +56,21 @@ def _is_type_error(kind: str) -> bool:
     return kind.endswith(("_type", "_parsing")) or kind == "literal_error"
 
 
+def describe(value: object) -> str:
+    """A value as a message may show it: a short scalar as Python writes it, anything else by its
+    kind. Never the repr of a nested or huge value: it comes from the user, and rendering a
+    thousand levels of nesting raises RecursionError."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return "a very large integer"
+    if isinstance(value, str) and len(value) > _MAX_SHOWN_INPUT_LENGTH:
+        return repr(value[: _MAX_SHOWN_INPUT_LENGTH - 3] + "...")
+    if value is None or isinstance(value, str | bool | int | float):
+        return repr(value)
+    if isinstance(value, dict):
+        return "an object"
+    return "a list" if isinstance(value, list) else f"a {type(value).__name__}"
+
+
 def _shown(detail: ErrorDetails) -> str:
     value = detail.get("input")
     if isinstance(value, bool | int | float) or (

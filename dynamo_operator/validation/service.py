@@ -1,8 +1,10 @@
 """Rules for one service entry, shared by a graph's services and a component deployment's spec.
 
-``backend`` is the effective backend (explicit, else detected from the launch command); it decides
-whether a compilation cache without a mount point has a default. ``declared_pvcs`` is None for a
-standalone component deployment, whose mounts refer to claims that already exist.
+``backend`` is the declared ``backendFramework``: it decides whether a compilation cache without a
+mount point has a default (vLLM's), exactly as the builders decide it; a backend merely detected
+from the launch command gives no default, since the builders would not apply one and ``render``
+and the reconciler would then fail on what validation let through. ``declared_pvcs`` is None for
+a standalone component deployment, whose mounts refer to claims that already exist.
 """
 
 from __future__ import annotations
@@ -114,9 +116,10 @@ def _check_volume_mounts(
                 "(only vLLM has a default path)",
             )
         elif backend is None:
-            issues.warn(
+            issues.error(
                 join_path(mount_path, "mountPoint"),
-                "compilation cache without a mount point: only the vLLM backend has a default path",
+                "required for a compilation cache unless backendFramework is vllm "
+                "(only vLLM has a default path)",
             )
     if cache_mounts > 1:
         issues.warn(

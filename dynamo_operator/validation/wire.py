@@ -6,6 +6,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from dynamo_operator.api.shared_spec import nodes_per_replica
+from dynamo_operator.validation.paths import describe
+
+
+def differs(before: object, after: object) -> bool:
+    """Whether an immutable field changed. Its values are scalars; anything else (only a broken
+    or hostile object has one) is compared by kind, never element by element, which would recurse
+    as deep as the value nests."""
+    if _is_scalar(before) and _is_scalar(after):
+        return before != after
+    return describe(before) != describe(after)
+
+
+def _is_scalar(value: object) -> bool:
+    return value is None or isinstance(value, str | bool | int | float)
 
 
 def spec_of(obj: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -21,6 +21,7 @@ from dynamo_operator.validation import (
     IssueReason,
     UnknownKindError,
     ValidationResult,
+    describe,
     validate_create,
 )
 from manager.commands.yaml_input import MAX_FILE_BYTES, YamlInputError, load_yaml_documents
@@ -58,7 +59,8 @@ class SourcedDocument:
 
     @property
     def kind(self) -> str:
-        return str(self.document.get("kind") or "")
+        kind = self.document.get("kind")
+        return kind if isinstance(kind, str) else ""
 
     @property
     def label(self) -> str:
@@ -104,7 +106,7 @@ def check_document(document: SourcedDocument) -> ValidationResult:
         result = validate_create(document.document)
     except UnknownKindError:
         raise BadInputError(
-            f"{document.label}: kind: unsupported kind {document.kind or '<missing>'!r}; "
+            f"{document.label}: kind: unsupported kind {describe(document.document.get('kind'))}; "
             "expected DynamoGraphDeployment, DynamoComponentDeployment or DynamoModel"
         ) from None
     malformed = [issue for issue in result.errors if issue.reason in _MALFORMED_REASONS]
@@ -114,7 +116,16 @@ def check_document(document: SourcedDocument) -> ValidationResult:
 
 
 def format_issue(severity: str, issue: FieldIssue) -> str:
-    return f"  {severity}: {issue}"
+    return printable(f"  {severity}: {issue}")
+
+
+def printable(line: str) -> str:
+    """``line`` with control characters escaped (``\\r``, ``\\x1b``): names and values come from
+    the input, and a carriage return or an escape sequence in one must not split or forge the
+    one line a message is, nor drive the terminal."""
+    if line.isprintable():
+        return line
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in line)
 
 
 def _read(path: str) -> tuple[str, str]:

@@ -20,6 +20,7 @@ from manager.commands.documents import (
     add_filename_argument,
     check_document,
     load_documents,
+    printable,
 )
 from manager.commands.operator_settings import (
     add_operator_settings_arguments,
@@ -97,4 +98,4 @@ def _report_validation(documents: list[SourcedDocument]) -> bool:
 
 
 def _diagnose(line: str) -> None:
-    print(f"dynamo-operator render: {line}", file=sys.stderr)
+    print(printable(f"dynamo-operator render: {line}"), file=sys.stderr)

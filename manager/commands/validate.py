@@ -13,6 +13,7 @@ from manager.commands.documents import (
     check_document,
     format_issue,
     load_documents,
+    printable,
 )
 
 
@@ -43,12 +44,12 @@ def run(args: argparse.Namespace) -> int:
             if not document.is_pull_secret()
         ]
     except BadInputError as error:
-        print(f"dynamo-operator validate: {error}", file=sys.stderr)
+        print(printable(f"dynamo-operator validate: {error}"), file=sys.stderr)
         return EXIT_BAD_INPUT
     any_invalid = False
     for document, result in results:
         any_invalid |= not result.allowed
-        print(f"{document.label}: {'valid' if result.allowed else 'invalid'}")
+        print(printable(f"{document.label}: {'valid' if result.allowed else 'invalid'}"))
         for issue in result.errors:
             print(format_issue("error", issue))
         for issue in result.warnings:

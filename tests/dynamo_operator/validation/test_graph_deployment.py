@@ -137,22 +137,20 @@ def test_vllm_compilation_cache_may_omit_its_mount_point() -> None:
     assert result.warnings == ()
 
 
-def test_compilation_cache_without_mount_point_and_unknown_backend_warns() -> None:
-    obj = graph(
-        {"W": {"volumeMounts": [{"name": "cache", "useAsCompilationCache": True}]}},
-        pvcs=[{"name": "cache"}],
-    )
-
-    result = validate_create(obj)
-    assert result.allowed
-    assert [w.path for w in result.warnings] == ["spec.services.W.volumeMounts[0].mountPoint"]
-
-
-def test_the_backend_detected_from_the_launch_command_decides_the_cache_rule() -> None:
-    worker = {
-        "volumeMounts": [{"name": "cache", "useAsCompilationCache": True}],
-        "extraPodSpec": {"mainContainer": {"command": ["python3", "-m", "dynamo.trtllm"]}},
-    }
+@pytest.mark.parametrize(
+    "launch",
+    [None, ["python3", "-m", "dynamo.trtllm"], ["python3", "-m", "dynamo.vllm"]],
+    ids=["no backend", "trtllm launched", "vllm launched but not declared"],
+)
+def test_a_compilation_cache_needs_a_mount_point_unless_vllm_is_declared(
+    launch: list[str] | None,
+) -> None:
+    """Only a declared vLLM backend has a default path: the builders use the declared backend,
+    and a merely detected one used to pass validation and then fail ``render`` (found by
+    bench/fuzz.py)."""
+    worker: dict[str, Any] = {"volumeMounts": [{"name": "cache", "useAsCompilationCache": True}]}
+    if launch:
+        worker["extraPodSpec"] = {"mainContainer": {"command": launch}}
 
     assert error_paths(graph({"W": worker}, pvcs=[{"name": "cache"}])) == [
         "spec.services.W.volumeMounts[0].mountPoint"
@@ -183,3 +181,12 @@ def test_a_name_is_required_unless_generated() -> None:
 
     assert error_paths(unnamed) == ["metadata.name"]
     assert error_paths(generated) == []
+
+
+def test_a_backend_set_on_a_service_is_refused() -> None:
+    """It would flow into the service's DCD unvalidated: render failed on `backendFramework:
+    "False"` in a service that validation had let through (found by bench/fuzz.py)."""
+    for value in ("False", "vllm"):
+        obj = graph({"W": {"backendFramework": value}})
+
+        assert error_paths(obj) == ["spec.services.W.backendFramework"]

@@ -1,0 +1,490 @@
+"""Long fuzz run: 100,000+ mutated inputs through the CLI, the validators and render, and the
+webhook server over a real socket; counts crashes, hangs and peak memory.
+
+Seeds are the example and fixture graphs; each case applies a few random mutations (a value of
+another type or shape, a deleted or added field, a key known to the builders, deep nesting, a
+string known to have broken something: ``A=1``, ``1.5.3Gi``, ``\\r``, ``-tp 0``...). Targets:
+
+- ``cli``: the mutated document as YAML text, further damaged (tags, aliases, alias bombs,
+  duplicate keys, truncation, flipped bytes), through ``validate`` and ``render`` in process:
+  the exit code must be 0, 1 or 2, every message one printable line, and ``render`` must
+  succeed on whatever ``validate`` accepts;
+- ``objects``: the mutated dict through ``validate_create``/``validate_update``; whatever is
+  allowed must render and serialise to YAML and JSON;
+- ``http``: AdmissionReviews of mutated objects (some gzipped, some cut, some garbage) posted
+  to the webhook app on a real socket: the answer must be 200 with a well-formed review
+  echoing the uid, or 400/408 with a reason.
+
+A crash is any exception or broken expectation; a hang is a case that takes longer than
+``--hang-seconds``. Samples of each are written under ``--save``. The last line is ``key=value``
+pairs for scripts.
+
+    python bench/fuzz.py [--cases 100000] [--seed 12] [--hang-seconds 5] [--save DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import gzip
+import http.client
+import io
+import json
+import random
+import resource
+import signal
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import yaml
+
+import dynamo_operator.validation
+from dynamo_operator import ALL_OPTIONAL_APIS, OperatorSettings, render_objects
+from dynamo_operator.validation import UnknownKindError, validate_create, validate_update
+from manager import AppServer, cli, configure_logging
+from webhooks import build_app
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+SEED_FILES = sorted(
+    [
+        *(REPOSITORY / "examples").glob("*.yaml"),
+        *(REPOSITORY / "tests" / "fixtures" / "graphs").glob("*.yaml"),
+        *(REPOSITORY / "tests" / "fixtures" / "invalid").glob("*.yaml"),
+    ]
+)
+TARGET_SHARES = {"cli": 0.4, "objects": 0.4, "http": 0.2}
+PATHS = {
+    "DynamoGraphDeployment": "/validate-nvidia-com-v1alpha1-dynamographdeployment",
+    "DynamoComponentDeployment": "/validate-nvidia-com-v1alpha1-dynamocomponentdeployment",
+    "DynamoModel": "/validate-nvidia-com-v1alpha1-dynamomodel",
+}
+SETTINGS = OperatorSettings(available_apis=ALL_OPTIONAL_APIS, ingress_controller_class_name="c")
+
+# Strings and field names that broke something once, or that the builders read.
+BAD_STRINGS = [
+    "A=1", "1.5.3Gi", "-1", "abc", "\r", "\x00", "\x1b[31m", "8080:80", "2001-02-30", "0",
+    "true", "x" * 300, "Gi", "1e999", "nvidia.com/gpu", "python3 -m dynamo.sglang", "-tp", "",
+    "sh", "-c", "=", "../../etc", "DynamoComponentDeployment", "s3://b/k", "lora", "Memory",
+]  # fmt: skip
+FIELD_NAMES = [
+    "env", "envs", "command", "args", "volumes", "volumeMounts", "replicas", "nodeCount",
+    "multinode", "gpu", "cpu", "memory", "size", "sharedMemory", "resources", "requests",
+    "limits", "custom", "gpuType", "mainContainer", "extraPodSpec", "containers", "ports",
+    "livenessProbe", "readinessProbe", "startupProbe", "httpGet", "port", "labels",
+    "annotations", "imagePullSecrets", "tolerations", "name", "image", "backendFramework",
+    "componentType", "dynamoNamespace", "pvcs", "services", "autoscaling", "ingress",
+    "modelRef", "modelType", "source", "uri", "metadata", "kind", "apiVersion",
+]  # fmt: skip
+YAML_FRAGMENTS = [
+    "!!int abc", "!!float x", "!!bool maybe", "!!binary '//79'", "!!set {a, b}",
+    "!!omap [{a: 1}]", "!!timestamp 2001-02-30", ".nan", "-.inf", "=", "&a [*a]", "*missing",
+    "!custom x", "{a: 1, a: 2}", "[" * 200 + "]" * 200, "'unterminated", "\t", "{? [1]: 2}",
+    "!!python/object:os.system x", "<<: {}", "8080:80",
+]  # fmt: skip
+ALIAS_BOMB = "".join(
+    [
+        "bomb0: &b0 [x, x, x, x, x, x, x, x, x, x]\n",
+        *(f"bomb{n}: &b{n} [{', '.join([f'*b{n - 1}'] * 10)}]\n" for n in range(1, 8)),
+    ]
+)
+
+
+class Hang(Exception):
+    """A case ran past --hang-seconds."""
+
+
+class Broken(Exception):
+    """An expectation of a target does not hold."""
+
+
+def load_seeds() -> list[dict[str, Any]]:
+    seeds = []
+    for path in SEED_FILES:
+        seeds.extend(doc for doc in yaml.safe_load_all(path.read_text()) if isinstance(doc, dict))
+    return seeds
+
+
+# --- mutation ----------------------------------------------------------------------------------
+
+
+def random_scalar(rng: random.Random) -> Any:
+    return rng.choice(
+        [
+            None, True, False, rng.randint(-5, 5), rng.choice([2**31, 2**63, -(2**31) - 1]),
+            rng.random() * 1e6, 1e308, rng.choice(BAD_STRINGS),
+            "".join(rng.choice("aZ09-_./: \t") for _ in range(rng.randint(0, 12))),
+        ]
+    )  # fmt: skip
+
+
+def random_value(rng: random.Random, depth: int = 0) -> Any:
+    roll = rng.random()
+    if depth >= 3 or roll < 0.55:
+        return random_scalar(rng)
+    if roll < 0.75:
+        return [random_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    return {
+        rng.choice(FIELD_NAMES + BAD_STRINGS): random_value(rng, depth + 1)
+        for _ in range(rng.randint(0, 3))
+    }
+
+
+def nested(levels: int) -> Any:
+    value: Any = "leaf"
+    for level in range(levels):
+        value = {"a": value} if level % 2 else [value]
+    return value
+
+
+def slots(document: Any, limit: int = 2000) -> list[tuple[Any, Any]]:
+    """(container, key) of every value, breadth first, up to ``limit``."""
+    found: list[tuple[Any, Any]] = []
+    pending = [document]
+    while pending and len(found) < limit:
+        current = pending.pop(0)
+        items = current.items() if isinstance(current, dict) else enumerate(current)
+        for key, value in items:
+            found.append((current, key))
+            if isinstance(value, dict | list):
+                pending.append(value)
+    return found
+
+
+def values_by_key(seeds: list[dict[str, Any]]) -> dict[Any, list[Any]]:
+    """Every value the seeds hold, by the key it is under: splicing one keeps a document
+    plausible, so that many mutated documents stay valid and reach the builders."""
+    found: dict[Any, list[Any]] = {}
+    for seed in seeds:
+        for container, key in slots(seed):
+            found.setdefault(key, []).append(container[key])
+    return found
+
+
+def mutate(
+    document: dict[str, Any], rng: random.Random, splices: dict[Any, list[Any]]
+) -> dict[str, Any]:
+    document = copy.deepcopy(document)
+    for _ in range(rng.randint(1, 4)):
+        places = slots(document)
+        if not places:
+            break
+        container, key = rng.choice(places)
+        value = container[key]
+        operation = rng.randrange(12)
+        if operation >= 9 and key in splices:  # a plausible value from another seed
+            container[key] = copy.deepcopy(rng.choice(splices[key]))
+        elif operation == 0:
+            container[key] = random_value(rng)
+        elif operation == 1 and isinstance(container, dict):
+            del container[key]
+        elif operation == 2 and isinstance(value, dict):
+            value[rng.choice(FIELD_NAMES)] = random_value(rng)
+        elif operation == 3:
+            scalar = not isinstance(value, dict | list | str)
+            container[key] = str(value) if scalar else rng.choice(BAD_STRINGS)
+        elif operation == 4:
+            container[key] = nested(rng.choice([2, 50, 99, 101, 300, 1500]))
+        elif operation == 5 and isinstance(value, list) and value:
+            value.append(rng.choice(value))  # shared, not copied: it may nest deeply
+        elif operation == 6:
+            container[key] = rng.choice([[value], {"x": value}, [], {}])
+        elif operation == 7 and isinstance(value, int | float) and not isinstance(value, bool):
+            container[key] = rng.choice([0, -1, 2**31, 2**31 - 1, 0.5, -(10**20)])
+        else:
+            container[key] = rng.choice(BAD_STRINGS)
+    if rng.random() < 0.05:
+        document["kind"] = rng.choice([*PATHS, "Secret", "Pod", None])
+        if document["kind"] == "Secret":
+            document["type"] = "kubernetes.io/dockerconfigjson"
+            document[rng.choice(["data", "stringData"])] = random_value(rng)
+    return document
+
+
+def damage_text(text: str, rng: random.Random) -> str:
+    lines = text.splitlines()
+    for _ in range(rng.randint(0, 3)):
+        roll = rng.random()
+        if roll < 0.4 and lines:
+            index = rng.randrange(len(lines))
+            key = lines[index].split(":", 1)[0] if ":" in lines[index] else "k"
+            lines[index] = f"{key}: {rng.choice(YAML_FRAGMENTS)}"
+        elif roll < 0.5:
+            lines.append(ALIAS_BOMB)
+        elif roll < 0.65 and lines:
+            lines.insert(rng.randrange(len(lines)), rng.choice(lines))  # duplicate a line
+        elif roll < 0.8 and lines:
+            lines = lines[: rng.randrange(len(lines) + 1)]
+        elif lines:
+            index = rng.randrange(len(lines))
+            line = lines[index]
+            if line:
+                at = rng.randrange(len(line))
+                lines[index] = (
+                    line[:at] + rng.choice("\t:-[]{}&*!|>'\"#%@`\x00\r ") + line[at + 1 :]
+                )
+    return "\n".join(lines) + "\n"
+
+
+# --- targets -----------------------------------------------------------------------------------
+
+
+class CommandRunner:
+    """``validate -f -`` and ``render -f -`` in process, parsed once."""
+
+    def __init__(self) -> None:
+        self.arguments = {}
+        for command in ("validate", "render"):
+            parser, _ = cli.build_parser([command])
+            self.arguments[command] = parser.parse_args([command, "-f", "-"])
+
+    def run(self, command: str, text: str) -> tuple[int, str, str]:
+        arguments = self.arguments[command]
+        stdout, stderr = io.StringIO(), io.StringIO()
+        saved = sys.stdin
+        sys.stdin = io.StringIO(text)
+        try:
+            with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+                code: int = arguments.func(arguments)
+        finally:
+            sys.stdin = saved
+        return code, stdout.getvalue(), stderr.getvalue()
+
+
+def check_cli(runner: CommandRunner, text: str, stats: Counter[str]) -> None:
+    code, _, err = runner.run("validate", text)
+    stats[f"validate_exit_{code}"] += 1
+    render_code, _, render_err = runner.run("render", text)
+    if code not in (0, 1, 2) or render_code not in (0, 1, 2):
+        raise Broken(f"exit codes {code}/{render_code}")
+    for line in (err + render_err).splitlines():
+        if not line.isprintable() or "Traceback" in line:
+            raise Broken(f"unprintable or traceback line: {line[:200]!r}")
+    if code == 2 and len(err.splitlines()) != 1:
+        raise Broken(f"bad input reported on {len(err.splitlines())} lines")
+    if code == 0 and render_code != 0:
+        raise Broken(f"validate accepted what render refused: {render_err[:300]}")
+
+
+def check_objects(document: dict[str, Any], old: dict[str, Any], stats: Counter[str]) -> None:
+    try:
+        result = validate_create(document)
+        validate_update(document, old)
+    except UnknownKindError:
+        stats["objects_unknown_kind"] += 1
+        return
+    if not result.allowed:
+        stats["objects_denied"] += 1
+        return
+    stats["objects_rendered"] += 1
+    rendered = render_objects([document], SETTINGS, default_namespace="default")
+    yaml.safe_dump_all(rendered.objects)
+    json.dumps(rendered.objects)
+
+
+class WebhookTarget:
+    """The webhook app behind the operator's AppServer (connection guard included), plain HTTP
+    on 127.0.0.1 in a thread of its own; cases are posted over one keep-alive connection."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self._ready = threading.Event()
+        self.port = 0
+        threading.Thread(target=self._serve, daemon=True).start()
+        if not self._ready.wait(30):
+            raise RuntimeError("webhook app did not start")
+        self._connection = self._connect()
+
+    def _serve(self) -> None:
+        server = AppServer(build_app(dynamo_operator.validation), host="127.0.0.1", port=0)
+
+        async def main() -> None:
+            async with anyio.create_task_group() as task_group:
+                await task_group.start(server.run)
+                self.port = server.port
+                self._ready.set()
+
+        anyio.run(main, backend="asyncio")
+
+    def _connect(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+
+    def post(self, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+        try:
+            return self._exchange(path, body, headers)
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            # The server may close a kept-alive connection between requests; a client sends
+            # again on a new one. Failing on a fresh connection is a finding.
+            self._reconnect()
+            return self._exchange(path, body, headers)
+
+    def _exchange(self, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+        try:
+            self._connection.request("POST", path, body=body, headers=headers)
+            response = self._connection.getresponse()
+            answer = response.read()
+            if response.getheader("Connection", "").lower() == "close":
+                self._reconnect()
+            return response.status, answer
+        except TimeoutError:
+            self._reconnect()
+            raise Hang("no answer within the timeout") from None
+        except (Hang, http.client.HTTPException, ConnectionError):
+            self._reconnect()
+            raise
+
+    def _reconnect(self) -> None:
+        self._connection.close()
+        self._connection = self._connect()
+
+    def check(self, document: Any, old: Any, rng: random.Random, stats: Counter[str]) -> None:
+        kind = document.get("kind") if isinstance(document, dict) else None
+        kind = kind if isinstance(kind, str) else None
+        path = PATHS.get(kind or "", rng.choice(list(PATHS.values())))
+        uid = f"fuzz-{rng.getrandbits(32)}"
+        review = {
+            "apiVersion": "admission.k8s.io/v1",
+            "kind": "AdmissionReview",
+            "request": {
+                "uid": uid,
+                "kind": {"group": "nvidia.com", "version": "v1alpha1", "kind": kind or "x"},
+                "operation": rng.choice(["CREATE", "UPDATE", "DELETE", "CONNECT", "PATCH"]),
+                "name": "fuzz",
+                "namespace": "default",
+                "object": document,
+                "oldObject": old,
+            },
+        }
+        try:
+            body = json.dumps(review).encode()
+        except (RecursionError, ValueError):
+            body = b'{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"'
+        headers = {"Content-Type": "application/json"}
+        roll = rng.random()
+        if roll < 0.05:
+            body, headers["Content-Encoding"] = gzip.compress(body), "gzip"
+        elif roll < 0.08:
+            body, headers["Content-Encoding"] = body[:50], "gzip"  # not gzip at all
+        elif roll < 0.12:
+            body = body[: rng.randrange(len(body) + 1)]
+        status, answer = self.post(path, body, headers)
+        stats[f"http_{status}"] += 1
+        if status in (400, 408):
+            if not answer.strip():
+                raise Broken(f"{status} without a reason")
+            return
+        if status != 200:
+            raise Broken(f"HTTP {status}: {answer[:200]!r}")
+        response = json.loads(answer)["response"]
+        if response["uid"] != uid or not isinstance(response["allowed"], bool):
+            raise Broken(f"malformed answer {answer[:200]!r}")
+        stats["http_allowed" if response["allowed"] else "http_denied"] += 1
+        if not response["allowed"] and not response["status"]["message"]:
+            raise Broken("a denial without a message")
+
+
+# --- the run -----------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    def expire(signum: int, frame: Any) -> None:
+        raise Hang(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=12)
+    parser.add_argument("--hang-seconds", type=float, default=5.0)
+    parser.add_argument("--save", type=Path, default=Path("/tmp/dynamo-operator-fuzz"))
+    options = parser.parse_args()
+
+    configure_logging("error", stream=io.StringIO())  # the server's warnings are expected here
+    rng = random.Random(options.seed)
+    seeds = load_seeds()
+    splices = values_by_key(seeds)
+    runner = CommandRunner()
+    webhook = WebhookTarget(options.hang_seconds)
+    stats: Counter[str] = Counter()
+    problems: Counter[str] = Counter()
+    options.save.mkdir(parents=True, exist_ok=True)
+    targets: list[str] = rng.choices(
+        list(TARGET_SHARES), weights=list(TARGET_SHARES.values()), k=options.cases
+    )
+    started = time.perf_counter()
+
+    for number, target in enumerate(targets, start=1):
+        document = mutate(rng.choice(seeds), rng, splices)
+        old = mutate(rng.choice(seeds), rng, splices)
+        sample: Any = document
+        if target == "cli":
+            documents = [document, *([old] if rng.random() < 0.3 else [])]
+            sample = damage_text("".join("---\n" + _dump(doc) for doc in documents), rng)
+        stats[f"{target}_cases"] += 1
+        try:
+            with deadline(options.hang_seconds):
+                if target == "cli":
+                    check_cli(runner, sample, stats)
+                elif target == "objects":
+                    check_objects(document, old, stats)
+                else:
+                    webhook.check(document, old, rng, stats)
+        except Hang as hang:
+            problems["hangs"] += 1
+            _save(options.save, f"hang-{target}-{number}", sample, hang)
+        except Exception as error:  # every failure is a finding to report
+            problems["crashes"] += 1
+            problems[f"crash_{target}_{type(error).__name__}"] += 1
+            _save(options.save, f"crash-{target}-{number}", sample, error)
+        if number % 10_000 == 0:
+            print(f"{number} cases, {dict(problems) or 'no problems'}", file=sys.stderr)
+
+    seconds = time.perf_counter() - started
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    figures = {
+        "cases": options.cases,
+        "crashes": problems["crashes"],
+        "hangs": problems["hangs"],
+        "peak_rss_mb": round(peak_mb, 1),
+        "seconds": round(seconds, 1),
+        "cases_per_second": round(options.cases / seconds),
+        **{key: value for key, value in sorted(stats.items())},
+        **{key: value for key, value in sorted(problems.items()) if key.startswith("crash_")},
+    }
+    print(" ".join(f"{key}={value}" for key, value in figures.items()))
+
+
+def _dump(document: Any) -> str:
+    try:
+        return yaml.safe_dump(document, sort_keys=False)
+    except (RecursionError, yaml.YAMLError):
+        return "deep: " + "[" * 2000 + "]" * 2000 + "\n"
+
+
+def _save(directory: Path, name: str, sample: Any, error: BaseException) -> None:
+    if len(list(directory.glob(f"{name.split('-')[0]}-*"))) >= 50:
+        return  # a few samples of each are enough to reproduce
+    try:
+        text = sample if isinstance(sample, str) else json.dumps(sample)[:200_000]
+    except (RecursionError, ValueError):
+        text = "<too deeply nested to write>"
+    (directory / f"{name}.txt").write_text(f"# {type(error).__name__}: {error}\n{text}")
+
+
+if __name__ == "__main__":
+    main()
