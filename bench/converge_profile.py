@@ -31,7 +31,7 @@ from typing import Any, TextIO
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from manager.cache.informer import strip_for_cache
+from manager.cache import strip_for_cache
 from manager.client import RestClient
 from manager.commands.operator_kinds import COMPONENT, GRAPH
 from manager.kinds import DEPLOYMENT, POD, SERVICE

@@ -11,7 +11,7 @@ from manager.cache.errors import (
     IndexNotFoundError,
     KindNotCachedError,
 )
-from manager.cache.informer import EventHandler, Informer
+from manager.cache.informer import EventHandler, Informer, strip_for_cache
 from manager.cache.reader import CacheReader, Labels
 from manager.cache.reflector import Reflector, ReflectorSink
 from manager.cache.selector import LabelSelector, SelectorSyntaxError
@@ -51,4 +51,5 @@ __all__ = [
     "Store",
     "StoreDelta",
     "object_key",
+    "strip_for_cache",
 ]
