@@ -104,6 +104,23 @@ async def test_a_released_lease_is_taken_at_the_next_retry_not_after_expiry(
     assert await holder(api, namespace) == "b"
 
 
+async def test_a_renewal_whose_answer_was_lost_does_not_block_the_release(
+    api: Any, namespace: str
+) -> None:
+    """`hold` is cancelled mid-renewal on SIGTERM: the write may land while its answer is lost,
+    leaving the leader one resourceVersion behind. The release must still hand the lease over."""
+    first, _ = electors(api, namespace, lease_duration=30.0, renew_deadline=20.0)
+    await first.acquire()
+    rest = RestClient.for_api(api)
+    lease = await rest.get(LEASE, namespace, "op")
+    lease["spec"]["renewTime"] = lease["spec"]["acquireTime"]  # a renewal it never saw answered
+    await rest.replace(LEASE, lease, field_manager="e2e")
+
+    await first.release()
+
+    assert await holder(api, namespace) is None
+
+
 async def test_a_leader_that_cannot_renew_steps_down_within_the_renew_deadline(
     api: Any, namespace: str
 ) -> None:

@@ -21,7 +21,7 @@ import anyio
 import structlog
 from prometheus_client import Gauge
 
-from manager.client.errors import KubeError, NotFound
+from manager.client.errors import Conflict, KubeError, NotFound
 from manager.client.rest import RestClient
 from manager.clock import Clock, RealClock
 from manager.identity import Identity
@@ -117,14 +117,19 @@ class LeaderElector:
 
     async def release(self) -> None:
         """Clear the holder so another candidate takes over at its next try, not after the lease
-        expires. Best effort: if the lease moved on meanwhile, there is nothing to release."""
+        expires. Best effort: if the lease moved on meanwhile, there is nothing to release.
+
+        A renewal cancelled mid-flight (the usual way `hold` stops) may have landed without this
+        process seeing its answer, so the resourceVersion it knows can be one behind: on a
+        Conflict it reads the lease again and releases it if it still holds it."""
         if not self._is_leader or self._observed is None:
             return
         self._set_leader(False)
-        record = self._observed.released(self._now())
         with anyio.move_on_after(self.renew_deadline, shield=True):
             try:
-                await self._put(record)
+                while not await self._put_released():
+                    if not await self._still_held():
+                        return
                 log.info(
                     "released leader lease", lease=self._lease_name, identity=self.holder_identity
                 )
@@ -132,6 +137,25 @@ class LeaderElector:
                 log.warning(
                     "could not release leader lease", lease=self._lease_name, err=str(error)
                 )
+
+    async def _put_released(self) -> bool:
+        """False when the write raced another one (Conflict)."""
+        assert self._observed is not None
+        try:
+            await self._put(self._observed.released(self._now()))
+        except Conflict:
+            return False
+        return True
+
+    async def _still_held(self) -> bool:
+        """Re-read the lease: True (with its record and resourceVersion remembered) when this
+        process is still the holder."""
+        lease = await self._rest.get(LEASE, self.namespace, self.name)
+        current = LeaseRecord.from_lease(lease)
+        if current.holder_identity != self.holder_identity:
+            return False
+        self._observed, self._resource_version = current, lease["metadata"].get("resourceVersion")
+        return True
 
     async def _try_acquire_or_renew(self) -> bool:
         try:
