@@ -152,17 +152,17 @@ async def test_apply_if_changed_writes_once_then_nothing_until_the_intent_change
     kind = DEPLOYMENT
     desired = deployment(namespace)
 
-    assert await client.apply_if_changed(desired, None) is True
+    assert await client.apply_if_changed(desired, None) is not None
     annotations = (await cached(cache, kind, namespace, "web"))["metadata"]["annotations"]
     assert IDENTITY.applied_digest_annotation in annotations  # the product's domain, not ours
     before = writes()
     for _ in range(3):
         live = await cached(cache, kind, namespace, "web")
-        assert await client.apply_if_changed(copy.deepcopy(desired), live) is False
+        assert await client.apply_if_changed(copy.deepcopy(desired), live) is None
     assert writes() == before  # server defaults and quantity spellings do not cause writes
 
     live = await cached(cache, kind, namespace, "web")
-    assert await client.apply_if_changed(deployment(namespace, replicas=3), live) is True
+    assert await client.apply_if_changed(deployment(namespace, replicas=3), live) is not None
     assert writes() == before + 1
     assert (await cached(cache, kind, namespace, "web"))["spec"]["replicas"] == 3
 
@@ -175,16 +175,16 @@ async def test_apply_if_changed_removes_a_field_the_controller_stopped_setting(
     container = with_limit["spec"]["template"]["spec"]["containers"][0]
     container["resources"]["limits"] = {"nvidia.com/gpu": "1"}
     with_limit["metadata"]["labels"] = {"app": "web", "tier": "front"}
-    assert await client.apply_if_changed(with_limit, None) is True
+    assert await client.apply_if_changed(with_limit, None) is not None
 
     live = await cached(cache, kind, namespace, "web")
-    assert await client.apply_if_changed(deployment(namespace), live) is True
+    assert await client.apply_if_changed(deployment(namespace), live) is not None
 
     live = await cached(cache, kind, namespace, "web")
     resources = live["spec"]["template"]["spec"]["containers"][0]["resources"]
     assert "limits" not in resources
     assert "tier" not in live["metadata"]["labels"]
-    assert await client.apply_if_changed(deployment(namespace), live) is False
+    assert await client.apply_if_changed(deployment(namespace), live) is None
 
 
 async def test_apply_keeps_fields_owned_by_other_managers(

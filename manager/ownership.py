@@ -34,8 +34,6 @@ from manager.client import (
     Client,
     Forbidden,
     NotFound,
-    find_difference,
-    with_applied_digest,
 )
 from manager.kinds import ResourceKind
 
@@ -103,7 +101,7 @@ async def sync_children(
         wanted.add((kind.kind, name))
         live = reader.get(kind, namespace, name) if reader.has_synced(kind) else None
         try:
-            written = await _apply_if_changed(client, obj, live)
+            written = await client.apply_if_changed(obj, live)
         except (Forbidden, NotFound) as error:
             if not is_namespace_terminating(error):
                 raise
@@ -134,27 +132,6 @@ def is_namespace_terminating(error: ApiError) -> bool:
     return isinstance(error, Forbidden) and any(
         cause.get("reason") == "NamespaceTerminating" for cause in causes
     )
-
-
-async def _apply_if_changed(
-    client: Client, desired: Mapping[str, Any], live: Mapping[str, Any] | None
-) -> dict[str, Any] | None:
-    """`Client.apply_if_changed`, returning what the server answered (None: nothing written)."""
-    if "status" in desired:
-        raise ValueError(f"a desired {desired.get('kind')} carries a status; children never do")
-    stamped = with_applied_digest(desired, client.identity.applied_digest_annotation)
-    difference = "(absent)" if live is None else find_difference(stamped, live)
-    if difference is None:
-        return None
-    metadata = stamped["metadata"]
-    log.debug(
-        "applying",
-        kind=stamped.get("kind"),
-        namespace=metadata.get("namespace"),
-        name=metadata.get("name"),
-        field=difference,
-    )
-    return await client.apply(stamped)
 
 
 def _version(obj: Mapping[str, Any]) -> int | None:

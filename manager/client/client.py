@@ -91,8 +91,9 @@ class Client:
         desired: Mapping[str, Any],
         live: Mapping[str, Any] | None,
         field_manager: str | None = None,
-    ) -> bool:
-        """Apply `desired` unless `live` already matches it; True when a write was made."""
+    ) -> dict[str, Any] | None:
+        """Apply `desired` unless `live` already matches it: the server's answer when a write was
+        made (fresher than the cache, which lags it), None when nothing was sent."""
         if "status" in desired:
             raise ValueError(
                 f"apply_if_changed got a {desired.get('kind')} with a status: the main resource "
@@ -101,10 +102,9 @@ class Client:
         desired = with_applied_digest(desired, self.identity.applied_digest_annotation)
         difference = "(absent)" if live is None else find_difference(desired, live)
         if difference is None:
-            return False
+            return None
         _log_write("applying", desired, difference)
-        await self.apply(desired, field_manager=field_manager)
-        return True
+        return await self.apply(desired, field_manager=field_manager)
 
     async def apply_status_if_changed(
         self, desired_status: Mapping[str, Any], live: Mapping[str, Any]

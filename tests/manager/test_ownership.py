@@ -59,7 +59,9 @@ class FakeClient:
     def kind_of(self, obj: Mapping[str, Any]) -> ResourceKind:
         return {"Deployment": DEPLOYMENT, "Service": SERVICE}[obj["kind"]]
 
-    async def apply(self, obj: dict[str, Any]) -> dict[str, Any]:
+    apply_if_changed = Client.apply_if_changed  # the real compare, over this fake's apply
+
+    async def apply(self, obj: dict[str, Any], field_manager: str | None = None) -> dict[str, Any]:
         self.applied.append(obj)
         assert self.answer is not None
         return self.answer
@@ -169,7 +171,7 @@ class RefusingClient(FakeClient):
         super().__init__()
         self.error = error
 
-    async def apply(self, obj: dict[str, Any]) -> dict[str, Any]:
+    async def apply(self, obj: dict[str, Any], field_manager: str | None = None) -> dict[str, Any]:
         self.applied.append(obj)
         raise self.error
 
