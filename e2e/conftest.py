@@ -47,6 +47,8 @@ if str(_HACK) not in sys.path:
 
 from localcluster import ControlPlane, LocalCluster, ensure_binaries, wait_for  # noqa: E402
 
+from e2e.graphs import World  # noqa: E402
+from e2e.operator_process import OperatorProcess, running_operator  # noqa: E402
 from manager.client import RestClient  # noqa: E402
 
 EXTERNAL_KUBECONFIG_ENV = "DYNAMO_E2E_KUBECONFIG"
@@ -151,6 +153,21 @@ def namespace(kr8s_api: kr8s.Api, request: pytest.FixtureRequest) -> Iterator[st
         yield name
     finally:
         namespace.delete()
+
+
+@pytest.fixture(scope="module")
+def operator(
+    kubeconfig: Path, installed_crds: list[Any], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[OperatorProcess]:
+    """`dynamo-operator run` as a process, one per test module (a module may override it)."""
+    with running_operator(kubeconfig, tmp_path_factory.mktemp("operator")) as process:
+        yield process
+
+
+@pytest.fixture
+async def world(api: Any, namespace: str, operator: OperatorProcess) -> World:
+    """The test's namespace, seen at kubectl level, with the operator running."""
+    return World(RestClient.for_api(api), namespace)
 
 
 def _current_server(kubeconfig: Path) -> str:

@@ -26,7 +26,7 @@ from e2e.graphs import (
     small_graph,
 )
 from e2e.operator_process import OperatorProcess, running_operator
-from manager.client import RestClient, TransportError
+from manager.client import TransportError
 from manager.kinds import DEPLOYMENT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio, pytest.mark.local_control_plane]
@@ -40,11 +40,6 @@ def operator(
 ) -> Iterator[OperatorProcess]:
     with running_operator(kubeconfig, tmp_path) as process:
         yield process
-
-
-@pytest.fixture
-async def world(api: Any, namespace: str, operator: OperatorProcess) -> World:
-    return World(RestClient.for_api(api), namespace)
 
 
 async def disrupt_while_converging(

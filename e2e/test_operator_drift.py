@@ -6,8 +6,6 @@ One operator process for the module.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,24 +20,9 @@ from e2e.graphs import (
     main_env,
     small_graph,
 )
-from e2e.operator_process import OperatorProcess, running_operator
-from manager.client import RestClient
 from manager.kinds import DEPLOYMENT, SERVICE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
-
-
-@pytest.fixture(scope="module")
-def operator(
-    kubeconfig: Path, installed_crds: list[Any], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[OperatorProcess]:
-    with running_operator(kubeconfig, tmp_path_factory.mktemp("operator")) as process:
-        yield process
-
-
-@pytest.fixture
-async def world(api: Any, namespace: str, operator: OperatorProcess) -> World:
-    return World(RestClient.for_api(api), namespace)
 
 
 async def test_an_invalid_graph_fails_alone_once_and_converges_when_fixed(world: World) -> None:

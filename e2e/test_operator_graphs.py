@@ -8,8 +8,7 @@ multinode graph, and a graph asking for more GPUs than the cluster has.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -29,8 +28,6 @@ from e2e.graphs import (
     seed_graph,
     small_graph,
 )
-from e2e.operator_process import OperatorProcess, running_operator
-from manager.client import RestClient
 from manager.kinds import DEPLOYMENT, INGRESS, PERSISTENT_VOLUME_CLAIM, SECRET, SERVICE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -65,19 +62,6 @@ async def converged_component(world: World, name: str) -> dict[str, Any]:
         return dcd if observed and condition(dcd, "Available").get("status") == "True" else None
 
     return await eventually(f"DCD {world.namespace}/{name} available", available)
-
-
-@pytest.fixture(scope="module")
-def operator(
-    kubeconfig: Path, installed_crds: list[Any], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[OperatorProcess]:
-    with running_operator(kubeconfig, tmp_path_factory.mktemp("operator")) as process:
-        yield process
-
-
-@pytest.fixture
-async def world(api: Any, namespace: str, operator: OperatorProcess) -> World:
-    return World(RestClient.for_api(api), namespace)
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -22,7 +21,7 @@ import anyio
 import pytest
 
 from e2e.lora_workers import PORT, Call, Worker, WorkerNetwork, worker_network
-from e2e.operator_process import OperatorProcess, running_operator
+from e2e.operator_process import OperatorProcess
 from manager.client import NotFound, RestClient
 from manager.kinds import ENDPOINT_SLICE, EVENT, POD, SERVICE, ResourceKind
 
@@ -201,14 +200,6 @@ def load_call() -> Call:
 
 def unload_call() -> Call:
     return Call("DELETE", f"/v1/loras/{quote(ADAPTER, safe='')}", None)
-
-
-@pytest.fixture(scope="module")
-def operator(
-    kubeconfig: Path, installed_crds: list[Any], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[OperatorProcess]:
-    with running_operator(kubeconfig, tmp_path_factory.mktemp("operator")) as process:
-        yield process
 
 
 @pytest.fixture

@@ -10,8 +10,7 @@ the pod templates of the components whose image comes from that registry.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -26,24 +25,9 @@ from e2e.graphs import (
     recorded,
     small_graph,
 )
-from e2e.operator_process import OperatorProcess, running_operator
-from manager.client import RestClient
 from manager.kinds import DEPLOYMENT, POD, SECRET, SERVICE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
-
-
-@pytest.fixture(scope="module")
-def operator(
-    kubeconfig: Path, installed_crds: list[Any], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[OperatorProcess]:
-    with running_operator(kubeconfig, tmp_path_factory.mktemp("operator")) as process:
-        yield process
-
-
-@pytest.fixture
-async def world(api: Any, namespace: str, operator: OperatorProcess) -> World:
-    return World(RestClient.for_api(api), namespace)
 
 
 def states_of(versions: list[dict[str, Any]], generation: int) -> list[str]:

@@ -42,28 +42,28 @@ def _waiting(container: Mapping[str, Any]) -> Mapping[str, Any]:
     return (container.get("state") or {}).get("waiting") or {}
 
 
-def _image_pull(pod: Mapping[str, Any]) -> Cause | None:
+def _waiting_cause(
+    pod: Mapping[str, Any], waiting_reasons: frozenset[str], reason: str, what: str
+) -> Cause | None:
+    """The first container waiting for one of `waiting_reasons`, as `container NAME <what>`."""
     for container in _container_statuses(pod):
         waiting = _waiting(container)
-        if waiting.get("reason") in _IMAGE_PULL_REASONS:
+        if waiting.get("reason") in waiting_reasons:
             detail = waiting.get("message") or waiting["reason"]
-            return Cause(
-                Reasons.IMAGE_PULL_FAILED,
-                f"container {container.get('name')} cannot pull its image: {detail}",
-            )
+            return Cause(reason, f"container {container.get('name')} {what}: {detail}")
     return None
+
+
+def _image_pull(pod: Mapping[str, Any]) -> Cause | None:
+    return _waiting_cause(
+        pod, _IMAGE_PULL_REASONS, Reasons.IMAGE_PULL_FAILED, "cannot pull its image"
+    )
 
 
 def _container_config(pod: Mapping[str, Any]) -> Cause | None:
-    for container in _container_statuses(pod):
-        waiting = _waiting(container)
-        if waiting.get("reason") in _CONTAINER_CONFIG_REASONS:
-            detail = waiting.get("message") or waiting["reason"]
-            return Cause(
-                Reasons.CONTAINER_CONFIG_ERROR,
-                f"container {container.get('name')} cannot be created: {detail}",
-            )
-    return None
+    return _waiting_cause(
+        pod, _CONTAINER_CONFIG_REASONS, Reasons.CONTAINER_CONFIG_ERROR, "cannot be created"
+    )
 
 
 def _crash_loop(pod: Mapping[str, Any]) -> Cause | None:
