@@ -23,6 +23,7 @@ from manager.client import NotFound, RestClient
 from manager.kinds import (
     DEPLOYMENT,
     EVENT,
+    NAMESPACE,
     POD,
     SERVICE,
     ResourceKind,
@@ -288,6 +289,22 @@ class World:
 
 PORTED_COMPONENT_TYPES = frozenset({"frontend", "worker", "prefill", "decode", "planner"})
 """Component types that expose a port, so their component gets a Service."""
+
+
+async def no_namespace_terminating(world: World) -> None:
+    """Wait until the namespaces earlier tests deleted are gone.
+
+    An operator reconciles the graphs of a namespace being deleted (and may try to write
+    there), which is no steady state. And an API server restarted meanwhile may leave them
+    behind for good: the namespace controller, finding the CRDs' group briefly missing from
+    discovery after the restart, deletes the rest and removes the namespace with its graphs
+    still in etcd, orphans every later operator reconciles."""
+
+    async def none_terminating() -> bool:
+        namespaces, _ = await world.rest.list_all(NAMESPACE, None)
+        return all((ns.get("status") or {}).get("phase") != "Terminating" for ns in namespaces)
+
+    await eventually("no namespace being deleted", none_terminating, within=300)
 
 
 async def check_converged_children(world: World, graph: Mapping[str, Any]) -> None:

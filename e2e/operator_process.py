@@ -129,6 +129,15 @@ class OperatorProcess:
                     records.append(record)
         return records
 
+    def logged_writes(self) -> list[str]:
+        """The writes the operator logged at debug level (run it with LOG_LEVEL=debug): what it
+        changed and the first field that differed, to explain a write a test did not expect."""
+        return [
+            f"{r['msg']} {r.get('kind')} {r.get('namespace')}/{r.get('name')}: {r.get('field')}"
+            for r in self.logs()
+            if r.get("level") == "debug" and "field" in r
+        ]
+
     def tail(self, lines: int = 40) -> str:
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
 

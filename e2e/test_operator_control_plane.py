@@ -23,6 +23,7 @@ from e2e.graphs import (
     check_converged_children,
     eventually,
     main_env,
+    no_namespace_terminating,
     small_graph,
 )
 from e2e.operator_process import OperatorProcess, running_operator
@@ -47,6 +48,7 @@ async def disrupt_while_converging(
 ) -> None:
     """Two graphs created, the disruption, then a change to one of them: both converge and
     the change reaches its Deployments."""
+    await no_namespace_terminating(world)
     for name in ("first", "second"):
         await world.create(GRAPH, small_graph(name, SERVICES))
     await anyio.to_thread.run_sync(disruption)

@@ -25,6 +25,7 @@ from e2e.graphs import (
     component_name,
     controller_of,
     eventually,
+    no_namespace_terminating,
     small_graph,
 )
 from e2e.operator_process import OperatorProcess, running_operator, start_operator
@@ -69,32 +70,22 @@ async def snapshot(world: World) -> dict[str, Any]:
     return {"versions": versions, "templates": templates}
 
 
-async def no_namespace_terminating(world: World) -> None:
-    """Wait until the namespaces of earlier tests are gone: an operator reconciles the graphs of
-    a namespace being deleted (and may try to write there), and that is no steady state."""
-
-    async def none_terminating() -> bool:
-        namespaces, _ = await world.rest.list_all(NAMESPACE, None)
-        return all((ns.get("status") or {}).get("phase") != "Terminating" for ns in namespaces)
-
-    await eventually("no namespace being deleted", none_terminating, within=300)
-
-
 async def test_a_converged_operator_writes_nothing_and_neither_does_a_restart(
     world: World, kubeconfig: Path, log_dir: Path
 ) -> None:
     await no_namespace_terminating(world)
-    with running_operator(kubeconfig, log_dir, name="first") as first:
+    debug = {"LOG_LEVEL": "debug"}
+    with running_operator(kubeconfig, log_dir, name="first", env=debug) as first:
         await converge(world, ["steady-a", "steady-b"])
         settled = first.wait_settled()
         await anyio.sleep(QUIET_SECONDS)  # nothing changes meanwhile: a steady state
-        assert first.writes() == settled, "writes at steady state"
+        assert first.writes() == settled, f"writes at steady state: {first.logged_writes()}"
         before = await snapshot(world)
 
-    with running_operator(kubeconfig, log_dir, name="second") as second:
+    with running_operator(kubeconfig, log_dir, name="second", env=debug) as second:
         # Every graph and component reconciled by the new process, then nothing left to do.
         await eventually_reconciled(second, graphs=2, components=2 * len(SERVICES))
-        assert second.wait_settled() == 0, "the restarted operator wrote something"
+        assert second.wait_settled() == 0, f"the restart wrote: {second.logged_writes()}"
         assert await snapshot(world) == before
 
 
