@@ -309,9 +309,9 @@ class _Operator:
 
 def _exit_code(group: BaseExceptionGroup[BaseException]) -> int:
     """One clear line for the failures an operator meets outside its code (a port taken, the
-    namespace marker lost); anything else is a bug and keeps its traceback."""
+    namespace marker not kept); anything else is a bug and keeps its traceback."""
     if (lost := group.subgroup(LeaseMarkerLostError)) is not None:
-        log.error("namespace marker lost; exiting", error=str(_first(lost)))
+        log.error("namespace marker not kept; exiting", error=str(_first(lost)))
         return 1
     if (unbound := group.subgroup(OSError)) is not None:
         log.error("cannot listen", error=str(_first(unbound)))

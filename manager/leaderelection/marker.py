@@ -9,16 +9,16 @@ Not an election: one process writes it and nobody competes for it. Others read i
   its Role does not allow it: one log line and exit 1, not a traceback).
 - Renewed every `renew_interval` with a server-side apply (one request; it also re-creates a
   Lease someone deleted).
-- Split-brain guard: after `floor(duration / renew_interval) - 1` consecutive failed renewals (at
-  least one), `run` raises `LeaseMarkerLostError` so the process exits *before* the Lease can
-  expire and another process moves into the namespace while this one still acts there.
+- Split-brain guard: when no renewal has succeeded for `duration - renew_interval` (failed or still
+  hanging: each attempt is cut off at that point), `run` raises `LeaseMarkerLostError` so the
+  process exits *before* the Lease can expire and another process moves into the namespace while
+  this one still acts there.
 - Deleted on a clean stop (cancellation), within a few seconds, so the namespace is released at
   once rather than when the Lease expires.
 """
 
 from __future__ import annotations
 
-import math
 from datetime import UTC, datetime
 from typing import Any
 
@@ -69,7 +69,6 @@ class LeaseMarker:
         self.holder_identity = holder_identity
         self.duration = duration
         self.renew_interval = renew_interval
-        self.max_failures = max(1, math.floor(duration / renew_interval) - 1)
         self._clock = clock or RealClock()
         self._acquired = format_micro_time(datetime.now(UTC))
 
@@ -105,26 +104,32 @@ class LeaseMarker:
         await self._rest.apply(LEASE, lease, field_manager=self._field_manager, force=True)
 
     async def _keep_renewing(self) -> None:
+        give_up_at = self._clock.now() + self.duration - self.renew_interval
         failures = 0
         while True:
             await self._clock.sleep_until(self._clock.now() + self.renew_interval)
-            try:
-                await self.renew()
-                failures = 0
-            except KubeError as error:
-                failures += 1
-                log.warning(
-                    "namespace marker renewal failed",
-                    namespace=self.namespace,
-                    failures=failures,
-                    limit=self.max_failures,
-                    error=str(error),
-                )
-                if failures >= self.max_failures:
-                    raise LeaseMarkerLostError(
-                        f"Lease {self.namespace}/{self.name} not renewed {failures} times in a "
-                        "row: stopping before it expires"
-                    ) from error
+            error: KubeError | None = None
+            with anyio.move_on_after(max(0.0, give_up_at - self._clock.now())):
+                try:
+                    await self.renew()
+                    give_up_at = self._clock.now() + self.duration - self.renew_interval
+                    failures = 0
+                    continue
+                except KubeError as failed:
+                    error = failed
+            failures += 1
+            log.warning(
+                "namespace marker renewal failed",
+                namespace=self.namespace,
+                failures=failures,
+                error=str(error) if error else "no answer in time",
+            )
+            if self._clock.now() >= give_up_at:
+                raise LeaseMarkerLostError(
+                    f"Lease {self.namespace}/{self.name} not renewed for "
+                    f"{self.duration - self.renew_interval:g}s ({failures} attempts failed): "
+                    "stopping before it expires"
+                ) from error
 
     async def _delete(self) -> None:
         try:

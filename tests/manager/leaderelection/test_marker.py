@@ -104,3 +104,35 @@ class TaskStatus:
 
     def started(self, value: object = None) -> None:
         self.started_called = True
+
+
+class HangingApiServer(FakeApiServer):
+    """Writes the marker at start, then never answers a renewal (an API server gone silent)."""
+
+    async def request(self, method: str, path: str, **kwargs: Any) -> HttpResponse:
+        if self.calls and method == "PATCH":
+            self.calls.append((method, path, None))
+            await anyio.sleep_forever()
+        return await super().request(method, path, **kwargs)
+
+
+async def test_renewals_that_never_answer_stop_the_process_before_the_marker_expires() -> None:
+    """A renewal that hangs counts as failed once the marker could no longer be renewed in time:
+    the process stops instead of acting in a namespace another operator may take over."""
+    server = HangingApiServer()
+    hanging = LeaseMarker(
+        RestClient(server),
+        IDENTITY,
+        name="marker",
+        namespace="team-a",
+        holder_identity="namespace-restricted-operator-1.0",
+        duration=0.6,
+        renew_interval=0.2,
+    )
+
+    with (
+        anyio.fail_after(30),  # without the guard it would wait forever
+        pytest.raises(LeaseMarkerLostError, match=r"team-a/marker not renewed for 0.4s"),
+    ):
+        await hanging.run()
+    assert [call[0] for call in server.calls] == ["PATCH", "PATCH", "DELETE"]
