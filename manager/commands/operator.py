@@ -60,7 +60,13 @@ from manager.leaderelection import LeaderElector
 from manager.leaderelection.marker import LeaseMarkerLostError
 from manager.logging import configure_logging, get_logger
 from manager.manager import LeadershipLostError, Manager
-from manager.metrics.exporter import metrics_server
+from manager.metrics import (
+    CertificateFilesError,
+    DelegatedAuth,
+    SecureServing,
+    ServingCertificate,
+    metrics_server,
+)
 from manager.namespace_claims import ClaimAware, NamespaceClaims
 from manager.predicate import (
     AnnotationsChanged,
@@ -106,7 +112,12 @@ async def _run(options: RunOptions) -> int:
         log.error("no Kubernetes credentials", error=str(error))
         return 1
     rest = RestClient(AiohttpTransport(api, user_agent=identity.user_agent))
-    operator = _Operator(options, identity, rest)
+    try:
+        operator = _Operator(options, identity, rest)
+    except CertificateFilesError as error:
+        log.error("cannot serve metrics", error=str(error))
+        await rest.transport.aclose()
+        return 1
     try:
         await operator.manager.run(handle_signals=True)
     except LeadershipLostError:
@@ -140,7 +151,7 @@ class _Operator:
             health_port=None,
             metrics_port=None,
         )
-        self._listeners(options)
+        self._listeners(options, rest)
         self.manager.add(RequiredKinds(discovery, list(CUSTOM_KINDS.values())))
         if options.restricted_namespace:
             self.manager.add(
@@ -186,14 +197,19 @@ class _Operator:
         exclude = self.claims.is_claimed if self.claims is not None else None
         self.manager.add(ResourceCounter(self.cache.reader, GRAPH, exclude=exclude))
 
-    def _listeners(self, options: RunOptions) -> None:
+    def _listeners(self, options: RunOptions, rest: RestClient) -> None:
         # The manager's own listeners on the addresses the flags give (0 turns one off).
         if options.health_address is not None:
             host, port = options.health_address
             self.manager.health_server = self.manager.health.server(host=host, port=port)
         if options.metrics_address is not None:
             host, port = options.metrics_address
-            self.manager.metrics_server = metrics_server(host=host, port=port)
+            secure = (
+                SecureServing(DelegatedAuth(rest), ServingCertificate(options.metrics_certificate))
+                if options.metrics_secure
+                else None
+            )
+            self.manager.metrics_server = metrics_server(host=host, port=port, secure=secure)
 
     def _leader_elector(self, rest: RestClient, identity: Identity) -> LeaderElector | None:
         if not self.options.leader_elect:

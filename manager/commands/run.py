@@ -24,6 +24,7 @@ from manager.commands.operator_settings import (
     operator_settings_from_arguments,
 )
 from manager.logging import LOG_LEVELS
+from manager.metrics import CertificateFiles
 
 __all__ = ["RunOptions", "options_from_arguments", "register"]
 
@@ -37,6 +38,9 @@ class RunOptions:
     """Everything `run` was told, validated; the operator is built from this alone."""
 
     metrics_address: BindAddress
+    metrics_secure: bool
+    metrics_certificate: CertificateFiles | None
+    """Served by the secure endpoint; None: a self-signed certificate made at start."""
     health_address: BindAddress
     leader_elect: bool
     leader_election_id: str
@@ -75,6 +79,32 @@ def register(
         default=":8080",
         metavar="ADDR",
         help="where /metrics listens, host:port or :port; 0 turns it off (default :8080)",
+    )
+    add_bool_flag(
+        listeners,
+        "metrics-secure",
+        help="serve /metrics over HTTPS to requests whose bearer token the API server "
+        "authenticates (TokenReview) and authorises for get on /metrics (SubjectAccessReview); "
+        "the Helm chart sets it with --metrics-bind-address=:8443",
+    )
+    listeners.add_argument(
+        "--metrics-cert-path",
+        default="",
+        metavar="DIR",
+        help="directory of the secure metrics certificate (e.g. a mounted Secret), reloaded on "
+        "change; without it a self-signed certificate is made at start",
+    )
+    listeners.add_argument(
+        "--metrics-cert-name",
+        default="tls.crt",
+        metavar="FILE",
+        help="certificate file in --metrics-cert-path (default tls.crt)",
+    )
+    listeners.add_argument(
+        "--metrics-cert-key",
+        default="tls.key",
+        metavar="FILE",
+        help="private key file in --metrics-cert-path (default tls.key)",
     )
     listeners.add_argument(
         "--health-probe-bind-address",
@@ -174,9 +204,19 @@ def options_from_arguments(
         )
     if args.max_concurrent_reconciles < 1:
         raise ValueError("--max-concurrent-reconciles must be at least 1")
+    if args.metrics_cert_path and not args.metrics_secure:
+        raise ValueError("--metrics-cert-path needs --metrics-secure")
     operator_namespace = _operator_namespace(env)
     return RunOptions(
         metrics_address=args.metrics_bind_address,
+        metrics_secure=args.metrics_secure,
+        metrics_certificate=(
+            CertificateFiles(
+                Path(args.metrics_cert_path), args.metrics_cert_name, args.metrics_cert_key
+            )
+            if args.metrics_cert_path
+            else None
+        ),
         health_address=args.health_probe_bind_address,
         leader_elect=args.leader_elect,
         leader_election_id=args.leader_election_id or DEFAULT_LEADER_ELECTION_ID,
