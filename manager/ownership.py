@@ -5,7 +5,8 @@ applied only when they differ (the rules of `Client.apply_if_changed`: stamped w
 digest, compared on the fields they set); a cached child controlled by the owner (ownerReference
 with `controller: true` and the owner's uid) that is not desired any more is deleted. Kinds whose
 informer has not synced (an optional API the cluster does not serve) are skipped for deletion:
-nothing of them can exist.
+nothing of them can exist. The applies run side by side (each is a round trip, and a component's
+Deployment and Service do not depend on each other); a refused one is raised once all have ended.
 
 The cache lags the writes: right after a child is applied, the cached copy still shows the child
 as it was, with a status that describes the old spec (a Deployment fully rolled out at its old
@@ -26,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import structlog
 
 from manager.cache import CacheReader
@@ -40,6 +42,9 @@ from manager.kinds import ResourceKind
 __all__ = ["ChildChanges", "is_controlled_by", "sync_children"]
 
 log = structlog.get_logger("manager.ownership")
+
+APPLY_CONCURRENCY = 8
+"""Children of one owner applied at once (a multinode component may have hundreds)."""
 
 
 @dataclass
@@ -94,22 +99,19 @@ async def sync_children(
     metadata = owner["metadata"]
     namespace, owner_uid = metadata.get("namespace"), metadata["uid"]
     changes = ChildChanges()
-    wanted: set[tuple[str, str]] = set()
-    for obj in desired:
-        kind = client.kind_of(obj)
-        name = obj["metadata"]["name"]
-        wanted.add((kind.kind, name))
-        live = reader.get(kind, namespace, name) if reader.has_synced(kind) else None
-        try:
-            written = await client.apply_if_changed(obj, live)
-        except (Forbidden, NotFound) as error:
-            if not is_namespace_terminating(error):
-                raise
-            changes.namespace_terminating = True
-            return changes
-        if written is not None:
-            changes.written[(kind.kind, name)] = written
-            (changes.created if live is None else changes.updated).append(f"{kind.kind}/{name}")
+    applied = await _apply_all(client, reader, namespace, desired)
+    errors = [result.error for result in applied if result.error is not None]
+    if any(isinstance(e, ApiError) and is_namespace_terminating(e) for e in errors):
+        changes.namespace_terminating = True
+        return changes
+    if errors:
+        raise errors[0]
+    for result in applied:
+        if result.written is not None:
+            changes.written[(result.kind.kind, result.name)] = result.written
+            created = result.live is None
+            (changes.created if created else changes.updated).append(result.key)
+    wanted = {(result.kind.kind, result.name) for result in applied}
     for kind in child_kinds:
         if not reader.has_synced(kind):
             continue
@@ -120,6 +122,44 @@ async def sync_children(
             if await client.delete(kind, namespace, name):
                 changes.deleted.append(f"{kind.kind}/{name}")
     return changes
+
+
+@dataclass
+class _Applied:
+    kind: ResourceKind
+    name: str
+    live: Mapping[str, Any] | None
+    written: dict[str, Any] | None = None
+    error: Exception | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind.kind}/{self.name}"
+
+
+async def _apply_all(
+    client: Client, reader: CacheReader, namespace: str | None, desired: Sequence[Mapping[str, Any]]
+) -> list[_Applied]:
+    """Apply the children that differ from the cache side by side (a Deployment and its Service
+    are independent writes, each a round trip): every outcome, in `desired` order."""
+    limiter = anyio.CapacityLimiter(APPLY_CONCURRENCY)
+    applied: list[_Applied] = []
+
+    async def apply(obj: Mapping[str, Any], child: _Applied) -> None:
+        async with limiter:
+            try:
+                child.written = await client.apply_if_changed(obj, child.live)
+            except Exception as error:  # reported in order once every apply has ended
+                child.error = error
+
+    async with anyio.create_task_group() as group:
+        for obj in desired:
+            kind = client.kind_of(obj)
+            name = obj["metadata"]["name"]
+            live = reader.get(kind, namespace, name) if reader.has_synced(kind) else None
+            applied.append(child := _Applied(kind, name, live))
+            group.start_soon(apply, obj, child)
+    return applied
 
 
 def is_namespace_terminating(error: ApiError) -> bool:

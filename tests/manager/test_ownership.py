@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, cast
 
+import anyio
 import pytest
 
 from manager.cache import CacheReader
@@ -188,7 +189,8 @@ async def test_a_namespace_going_away_stops_the_sync_without_an_error(error: Api
     changes = await sync(client, FakeReader(), desired("v1"), service)
 
     assert changes.namespace_terminating
-    assert len(client.applied) == 1, "nothing more is tried in that namespace"
+    assert len(client.applied) == 2, "each child tried once, side by side"
+    assert client.deleted == [], "nothing deleted in a namespace going away"
     assert not changes
 
 
@@ -203,3 +205,50 @@ async def test_a_namespace_going_away_stops_the_sync_without_an_error(error: Api
 async def test_other_refusals_are_errors(error: ApiError) -> None:
     with pytest.raises(type(error)):
         await sync(RefusingClient(error), FakeReader(), desired("v1"))
+
+
+class MeetingClient(FakeClient):
+    """Each apply waits until every child's apply has started: only applies made side by side
+    ever finish."""
+
+    def __init__(self, children: int) -> None:
+        super().__init__()
+        self.started = 0
+        self.children = children
+        self.everyone_started = anyio.Event()
+
+    async def apply(self, obj: dict[str, Any], field_manager: str | None = None) -> dict[str, Any]:
+        self.applied.append(obj)
+        self.started += 1
+        if self.started == self.children:
+            self.everyone_started.set()
+        await self.everyone_started.wait()
+        return {**obj, "metadata": {**obj["metadata"], "resourceVersion": "7"}}
+
+
+async def test_the_children_of_one_owner_are_applied_side_by_side() -> None:
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}}
+    client = MeetingClient(children=2)
+
+    with anyio.fail_after(10):  # one apply after the other would wait here forever
+        changes = await sync(client, FakeReader(), desired("v1"), service)
+
+    assert changes.created == ["Deployment/web", "Service/web"], "in the desired order"
+
+
+class FailingServiceClient(FakeClient):
+    async def apply(self, obj: dict[str, Any], field_manager: str | None = None) -> dict[str, Any]:
+        self.applied.append(obj)
+        if obj["kind"] == "Service":
+            raise refusal(Forbidden, 403, {"kind": "services"})
+        return {**obj, "metadata": {**obj["metadata"], "resourceVersion": "7"}}
+
+
+async def test_one_refused_child_does_not_keep_the_others_from_being_applied() -> None:
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}}
+    client = FailingServiceClient()
+
+    with pytest.raises(Forbidden):
+        await sync(client, FakeReader(), service, desired("v1"))
+
+    assert sorted(obj["kind"] for obj in client.applied) == ["Deployment", "Service"]
