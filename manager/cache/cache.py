@@ -2,8 +2,10 @@
 
 Every consumer of a kind (the builder's watches, the reconcilers' reads through `reader`, the
 mappers) shares one list+watch and one store, so the options that shape it are the kind's, not
-the consumer's: `register(kind, label_selector=..., field_selector=..., indexers=...)` sets them,
-before the controllers that watch the kind are built. A kind nobody registered is cached whole
+the consumer's: `register(kind, label_selector=..., field_selector=..., indexers=...,
+transform=...)` sets them, before the controllers that watch the kind are built (a transform
+trims what is stored, like controller-runtime's `ByObject.Transform`: every reader sees the
+trimmed object). A kind nobody registered is cached whole
 the first time something watches it. Registering different options for a kind that already has
 an informer raises `CacheOptionsConflictError` (a start-up error: two consumers disagree about
 what the cache holds, and one of them would silently miss objects). New indexers may be added to
@@ -24,7 +26,7 @@ import anyio
 import anyio.abc
 
 from manager.cache.errors import CacheOptionsConflictError
-from manager.cache.informer import Informer
+from manager.cache.informer import Informer, Transform
 from manager.cache.reader import CacheReader
 from manager.cache.store import DEFAULT_INDEXERS, IndexFunc
 from manager.clock import Clock
@@ -40,6 +42,8 @@ class KindOptions:
     label_selector: str | None = None
     field_selector: str | None = None
     indexers: Mapping[str, IndexFunc] = field(default_factory=dict)
+    transform: Transform | None = None
+    """Applied to every object before it is stored (e.g. dropping what no reader needs)."""
 
     def describe(self) -> str:
         return f"label_selector={self.label_selector!r} field_selector={self.field_selector!r}"
@@ -71,10 +75,11 @@ class Cache:
         label_selector: str | None = None,
         field_selector: str | None = None,
         indexers: Mapping[str, IndexFunc] | None = None,
+        transform: Transform | None = None,
     ) -> Informer:
         """Cache `kind` with these options (its informer is created now, started with the
         cache); see the module doc for what counts as a conflict."""
-        wanted = KindOptions(label_selector, field_selector, dict(indexers or {}))
+        wanted = KindOptions(label_selector, field_selector, dict(indexers or {}), transform)
         if reserved := sorted(set(wanted.indexers) & set(DEFAULT_INDEXERS)):
             raise CacheOptionsConflictError(
                 f"index names {reserved} of {kind} are built in; choose other names"
@@ -88,6 +93,10 @@ class Cache:
                 f"{wanted.describe()}: register each kind's options once, before building the "
                 "controllers that watch it"
             )
+        if transform is not None and transform is not current.transform:
+            raise CacheOptionsConflictError(
+                f"{kind} is already cached with another transform; register it once"
+            )
         informer = self._informers[kind]
         for name, func in wanted.indexers.items():
             existing = current.indexers.get(name)
@@ -98,7 +107,10 @@ class Cache:
                     f"index {name!r} of {kind} is already registered with another function"
                 )
         self._options[kind] = KindOptions(
-            label_selector, field_selector, {**current.indexers, **wanted.indexers}
+            label_selector,
+            field_selector,
+            {**current.indexers, **wanted.indexers},
+            current.transform,
         )
         return informer
 
@@ -124,6 +136,7 @@ class Cache:
             label_selector=options.label_selector,
             field_selector=options.field_selector,
             indexers=options.indexers,
+            transform=options.transform,
             clock=self._clock,
             inactivity_timeout=self._inactivity_timeout,
         )

@@ -10,7 +10,7 @@ world as early ones.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import anyio
@@ -23,7 +23,7 @@ from manager.client.rest import RestClient, WatchEvent
 from manager.clock import Clock
 from manager.kinds import ResourceKind
 
-__all__ = ["EventHandler", "Informer", "strip_for_cache"]
+__all__ = ["EventHandler", "Informer", "Transform", "strip_for_cache"]
 
 log = structlog.get_logger("manager.cache.informer")
 
@@ -34,6 +34,10 @@ class EventHandler(Protocol):
     def on_update(self, old: dict[str, Any], new: dict[str, Any]) -> None: ...
 
     def on_delete(self, obj: dict[str, Any]) -> None: ...
+
+
+Transform = Callable[[dict[str, Any]], dict[str, Any]]
+"""Trims an object before the store keeps it (after `strip_for_cache`)."""
 
 
 def strip_for_cache(kind: ResourceKind, obj: dict[str, Any]) -> dict[str, Any]:
@@ -63,10 +67,12 @@ class Informer:
         label_selector: str | None = None,
         field_selector: str | None = None,
         indexers: Mapping[str, IndexFunc] | None = None,
+        transform: Transform | None = None,
         clock: Clock | None = None,
         inactivity_timeout: float = 70.0,
     ) -> None:
         self.kind = kind
+        self._transform = transform
         self.namespace = namespace if kind.namespaced else None
         self.store = Store(indexers)
         self._api = api
@@ -104,6 +110,10 @@ class Informer:
             for obj in self.store:
                 self._call(handler.on_add, obj, True)
 
+    def _prepare(self, obj: dict[str, Any]) -> dict[str, Any]:
+        obj = strip_for_cache(self.kind, obj)
+        return obj if self._transform is None else self._transform(obj)
+
     async def run(
         self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
     ) -> None:
@@ -115,12 +125,12 @@ class Informer:
 
     def replace(self, objects: list[dict[str, Any]], resource_version: str) -> None:
         initial = not self.has_synced
-        for delta in self.store.replace(strip_for_cache(self.kind, o) for o in objects):
+        for delta in self.store.replace(self._prepare(o) for o in objects):
             self._dispatch(delta, initial)
         self._synced.set()
 
     def apply(self, event: WatchEvent) -> None:
-        obj = strip_for_cache(self.kind, event.object)
+        obj = self._prepare(event.object)
         key = object_key(obj)
         if event.type == "DELETED":
             old = self.store.remove(key)

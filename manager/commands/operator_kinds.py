@@ -7,6 +7,8 @@ cluster serves their group-version.
 
 from __future__ import annotations
 
+from typing import Any
+
 from dynamo_operator.api import API_VERSION
 from dynamo_operator.constants import MANAGED_BY_OPERATOR, Labels
 from dynamo_operator.crd import CUSTOM_RESOURCES
@@ -59,13 +61,21 @@ MANAGED_SELECTOR = Labels.SELECTOR
 SHARED_SELECTOR = f"{Labels.MANAGED_BY}={MANAGED_BY_OPERATOR}"
 
 
+def without_spec(pod: dict[str, Any]) -> dict[str, Any]:
+    """A cached pod keeps its metadata and status: the component status reads why a pod is not
+    ready from them, never from the spec, which is most of a pod (containers, env, probes,
+    volumes: about 18 MB of peak RSS with the 2,000 pods of bench/converge.py at N = 500)."""
+    pod.pop("spec", None)
+    return pod
+
+
 def register_cache_options(cache: Cache) -> None:
     """Cache only what the operator manages: children and pods by their selector label, pull
     secrets by type, shared planner access by its managed-by label; every PVC (a graph may
     name a claim the user made)."""
     for kind in COMPONENT_CHILDREN:
         cache.register(kind, label_selector=MANAGED_SELECTOR)
-    cache.register(POD, label_selector=MANAGED_SELECTOR)
+    cache.register(POD, label_selector=MANAGED_SELECTOR, transform=without_spec)
     cache.register(SECRET, field_selector="type=kubernetes.io/dockerconfigjson")
     cache.register(SERVICE_ACCOUNT, label_selector=SHARED_SELECTOR)
     cache.register(ROLE_BINDING, label_selector=SHARED_SELECTOR)

@@ -3,6 +3,7 @@ from typing import Any
 import pytest
 
 from manager.cache import Cache, CacheOptionsConflictError
+from manager.client.rest import WatchEvent
 from manager.kinds import CONFIG_MAP, NAMESPACE, SECRET
 
 DOCKER_CONFIG = "type=kubernetes.io/dockerconfigjson"
@@ -84,3 +85,23 @@ def test_indexes_can_be_added_to_a_kind_but_a_name_binds_one_function() -> None:
 def test_built_in_index_names_are_reserved() -> None:
     with pytest.raises(CacheOptionsConflictError, match="built in"):
         Cache(None).register(CONFIG_MAP, indexers={"owner_uid": by_name})
+
+
+def without_data(obj: dict[str, Any]) -> dict[str, Any]:
+    obj.pop("data", None)
+    return obj
+
+
+def test_a_registered_transform_trims_what_every_reader_gets() -> None:
+    cache = Cache(None)
+    informer = cache.register(CONFIG_MAP, transform=without_data)
+    listed = {"metadata": {"name": "a", "namespace": "ns", "resourceVersion": "1"}, "data": {}}
+    watched = {"metadata": {"name": "b", "namespace": "ns", "resourceVersion": "2"}, "data": {}}
+
+    informer.replace([listed], "1")
+    informer.apply(WatchEvent("ADDED", watched))
+
+    assert [sorted(o) for o in informer.store.list()] == [["apiVersion", "kind", "metadata"]] * 2
+    assert cache.register(CONFIG_MAP) is informer, "no transform named: the registered one stays"
+    with pytest.raises(CacheOptionsConflictError, match="another transform"):
+        cache.register(CONFIG_MAP, transform=lambda obj: obj)
