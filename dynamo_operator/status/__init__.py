@@ -15,7 +15,7 @@ from dynamo_operator.status.conditions import (
     set_condition,
 )
 from dynamo_operator.status.failure import StatusFailure
-from dynamo_operator.status.graph_deployment import derive_graph_status
+from dynamo_operator.status.graph_deployment import derive_graph_status, is_progress_only
 from dynamo_operator.status.model import EndpointState, derive_model_status
 from dynamo_operator.status.reasons import ConditionTypes, Reasons
 
@@ -32,5 +32,6 @@ __all__ = [
     "find_condition",
     "format_time",
     "is_condition_true",
+    "is_progress_only",
     "set_condition",
 ]

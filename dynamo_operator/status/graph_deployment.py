@@ -135,3 +135,21 @@ def derive_graph_status(
     if summaries:
         status["services"] = dict(sorted(summaries.items()))
     return status
+
+
+def _without_progress(status: Mapping[str, Any]) -> dict[str, Any]:
+    conditions = [
+        {key: value for key, value in condition.items() if key != "message"}
+        for condition in status.get("conditions") or ()
+    ]
+    rest = {key: value for key, value in status.items() if key not in ("conditions", "services")}
+    return {**rest, "conditions": conditions}
+
+
+def is_progress_only(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> bool:
+    """True when a pending graph's ``new`` status differs from ``old`` at most in how far it has
+    got: the ``Ready`` message and the per-service replica counts. State, observed generation
+    and the condition's status and reason are the same."""
+    if not old or new.get("state") != GraphDeploymentState.PENDING.value:
+        return False
+    return _without_progress(old) == _without_progress(new)

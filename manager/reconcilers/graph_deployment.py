@@ -7,15 +7,22 @@ services removed from the map are deleted; PVCs are created when missing and nev
 no graph owns them, so deleting the graph keeps the data); derive the status from the cached
 DCDs, write it once if it changed, and emit an Event only on a transition.
 
+Progress is written at most every `PROGRESS_INTERVAL` per graph: while a graph is pending, each
+of its components moving a replica forward changes the `Ready` message and the replica counts,
+and writing each of those would be most of the operator's writes while many graphs converge. A
+status that differs only in progress (same state, reason, generation) within the interval of
+the graph's last write waits for the rest of it (a requeue, so the latest progress is written).
+
 No finalizer: garbage collection deletes the DCDs and their children, and a namespace deletion
 never waits for a stopped operator.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from dynamo_operator.api import DynamoGraphDeployment
@@ -33,6 +40,7 @@ from dynamo_operator.status import (
     changed_condition,
     derive_graph_status,
     is_condition_true,
+    is_progress_only,
 )
 from dynamo_operator.validation import validate_create
 from manager.cache import CacheReader
@@ -45,6 +53,7 @@ from manager.ownership import ChildChanges, sync_children
 __all__ = ["GraphDeploymentReconciler", "GraphKinds"]
 
 READY = ConditionTypes.READY
+PROGRESS_INTERVAL = timedelta(seconds=5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +81,9 @@ class GraphDeploymentReconciler:
         self._settings = settings
         self._planner_cluster_role_name = planner_cluster_role_name
         self._now = now
+        self._status_written: OrderedDict[str, datetime] = OrderedDict()
+        """When each graph's status was last written (by uid, oldest first), for the
+        progress interval; entries older than it are dropped."""
 
     async def reconcile(self, request: Request) -> Result | None:
         dgd = self._reader.get(self._kinds.graph, request.namespace, request.name)
@@ -96,10 +108,9 @@ class GraphDeploymentReconciler:
             await self._report(dgd, failure=StatusFailure.reconcile_error(str(error)))
             return None
         self._announce(dgd, changes)
-        await self._report(
+        return await self._report(
             dgd, waiting=self._missing_claims(model, request.namespace), changes=changes
         )
-        return None
 
     async def _ensure_shared(
         self, model: DynamoGraphDeployment, namespace: str, changes: ChildChanges
@@ -172,19 +183,38 @@ class GraphDeploymentReconciler:
         failure: StatusFailure | None = None,
         waiting: Sequence[str] = (),
         changes: ChildChanges | None = None,
-    ) -> None:
+    ) -> Result | None:
+        now = self._now()
         status = derive_graph_status(
-            dgd, self._components(dgd, changes), self._now(), failure=failure, waiting=waiting
+            dgd, self._components(dgd, changes), now, failure=failure, waiting=waiting
         )
+        uid = dgd["metadata"]["uid"]
+        if is_progress_only(dgd.get("status"), status) and (wait := self._progress_wait(uid, now)):
+            return Result(requeue_after=wait)
         try:
-            await self._client.apply_status_if_changed(status, dgd)
+            if await self._client.apply_status_if_changed(status, dgd):
+                self._remember_write(uid, now)
         except NotFound:
-            return  # deleted since the cache read it (its namespace too, maybe): nothing to report
+            return None  # deleted since the cache read it (its namespace too, maybe)
         changed = changed_condition(dgd.get("status"), status, READY)
         if changed is None:
-            return
+            return None
         was_ready = is_condition_true((dgd.get("status") or {}).get("conditions"), READY)
         if changed.get("status") == "True":
             self._recorder.event(dgd, "Normal", "Ready", str(changed["message"]))
         elif failure is not None or was_ready:
             self._recorder.event(dgd, "Warning", str(changed["reason"]), str(changed["message"]))
+        return None
+
+    def _progress_wait(self, uid: str, now: datetime) -> float:
+        """Seconds until progress may be written again (0: now)."""
+        written = self._status_written.get(uid)
+        if written is None:
+            return 0.0
+        return max(0.0, (written + PROGRESS_INTERVAL - now).total_seconds())
+
+    def _remember_write(self, uid: str, now: datetime) -> None:
+        self._status_written.pop(uid, None)
+        self._status_written[uid] = now
+        while next(iter(self._status_written.values())) + PROGRESS_INTERVAL <= now:
+            self._status_written.popitem(last=False)

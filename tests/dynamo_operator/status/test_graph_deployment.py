@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from dynamo_operator.api import DynamoGraphDeploymentStatus
-from dynamo_operator.status import derive_graph_status
+from dynamo_operator.status import derive_graph_status, is_progress_only
 from dynamo_operator.status.graph_deployment import MAX_MESSAGE_LENGTH
 from tests.dynamo_operator.status.golden import (
     assert_no_unknown_fields,
@@ -90,3 +90,53 @@ def test_a_child_without_status_is_not_reconciled_yet() -> None:
         "Resources not ready: vllm-disagg-frontend: not reconciled yet"
     )
     assert "Frontend" not in status["services"]
+
+
+def pending(
+    message: str, ready: int, *, reason: str = "SomeResourcesAreNotReady"
+) -> dict[str, Any]:
+    return {
+        "state": "pending",
+        "observedGeneration": 2,
+        "conditions": [
+            {
+                "type": "Ready",
+                "status": "False",
+                "reason": reason,
+                "message": message,
+                "lastTransitionTime": "2026-11-23T10:00:00Z",
+                "observedGeneration": 2,
+            }
+        ],
+        "services": {"worker": {"replicas": 2, "readyReplicas": ready}},
+    }
+
+
+def test_a_pending_graph_moving_forward_is_progress_only() -> None:
+    old = pending("Resources not ready: w: 0 of 2 replicas available", ready=0)
+    new = pending("Resources not ready: w: 1 of 2 replicas available", ready=1)
+
+    assert is_progress_only(old, new)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"state": "successful"},
+        {"observedGeneration": 3},
+        {"reason": "ImagePullFailed"},
+    ],
+    ids=["state", "generation", "reason"],
+)
+def test_a_change_of_state_generation_or_reason_is_more_than_progress(
+    change: dict[str, Any],
+) -> None:
+    old = pending("Resources not ready: w: 0 of 2 replicas available", ready=0)
+    new = pending("Resources not ready: w: 1 of 2 replicas available", ready=1)
+    if "reason" in change:
+        new["conditions"][0]["reason"] = change["reason"]
+    else:
+        new.update(change)
+
+    assert not is_progress_only(old, new)
+    assert not is_progress_only(None, new), "a first status is never held back"
