@@ -80,6 +80,9 @@ async def test_only_a_token_allowed_to_get_metrics_reads_them(
     assert secure_operator._get(port, "/metrics")[0] != 200
 
 
+# Counts every review the API server answers: only on the local control plane is nothing else
+# (kubelets, metrics-server) asking for reviews meanwhile.
+@pytest.mark.local_control_plane
 async def test_reviews_are_cached_so_scrapes_cost_the_api_server_almost_nothing(
     secure_operator: OperatorProcess, identities: MetricsIdentities, api: Any
 ) -> None:
