@@ -9,7 +9,7 @@ from manager.metrics.exporter import (
     metrics_server,
 )
 from manager.metrics.filters import authentication_and_authorization, bearer_token
-from manager.metrics.review_cache import ReviewCache
+from manager.metrics.review_cache import ReviewCache, SharedReviews
 from manager.metrics.reviews import (
     SUBJECT_ACCESS_REVIEW,
     TOKEN_REVIEW,
@@ -41,6 +41,7 @@ __all__ = [
     "ReviewTimes",
     "SecureServing",
     "ServingCertificate",
+    "SharedReviews",
     "UserInfo",
     "authentication_and_authorization",
     "bearer_token",

@@ -6,7 +6,8 @@ the same cache lifetimes: a token's review (authenticated or not) is kept 1 minu
 access 5 minutes, a denied one 30 seconds. A Prometheus scraping every 15 s therefore costs one
 TokenReview a minute and one SubjectAccessReview every five. Answers the API server could not
 give (it is down, times out, or refuses the operator's own request) are never cached and raise
-`ReviewError`, so the next request asks again.
+`ReviewError`, so the next request asks again. Concurrent requests needing the same answer share
+one review.
 
 Tokens are kept only as their SHA-256 digest, never in clear.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import anyio
@@ -23,7 +25,7 @@ import anyio
 from manager.client import KubeError, RestClient
 from manager.clock import Clock
 from manager.kinds import ResourceKind
-from manager.metrics.review_cache import ReviewCache
+from manager.metrics.review_cache import ReviewCache, SharedReviews
 
 __all__ = [
     "SUBJECT_ACCESS_REVIEW",
@@ -105,13 +107,24 @@ class DelegatedAuth:
         self._decisions: ReviewCache[_Access, Decision] = ReviewCache(
             self.times.max_entries, clock=clock
         )
+        self._flights = SharedReviews(ReviewError)
 
     async def authenticate(self, token: str) -> UserInfo | None:
         """The user the token belongs to, or None when the API server does not accept it."""
         key = hashlib.sha256(token.encode()).hexdigest()
-        cached = self._tokens.get(key)
-        if cached is not None:
-            return cached.user
+        answer = await self._flights.share(
+            key, lambda: self._tokens.get(key), partial(self._review_token, key, token)
+        )
+        return answer.user
+
+    async def authorize(self, user: UserInfo, *, verb: str, path: str) -> Decision:
+        """Whether `user` may `verb` the non-resource URL `path` (RBAC `nonResourceURLs`)."""
+        key = (user, verb, path)
+        return await self._flights.share(
+            key, lambda: self._decisions.get(key), partial(self._review_access, key)
+        )
+
+    async def _review_token(self, key: str, token: str) -> _TokenAnswer:
         status = await self._review(
             TOKEN_REVIEW,
             {
@@ -123,15 +136,12 @@ class DelegatedAuth:
         user = (
             UserInfo.from_review(status.get("user") or {}) if status.get("authenticated") else None
         )
-        self._tokens.put(key, _TokenAnswer(user), self.times.authenticated)
-        return user
+        answer = _TokenAnswer(user)
+        self._tokens.put(key, answer, self.times.authenticated)
+        return answer
 
-    async def authorize(self, user: UserInfo, *, verb: str, path: str) -> Decision:
-        """Whether `user` may `verb` the non-resource URL `path` (RBAC `nonResourceURLs`)."""
-        key = (user, verb, path)
-        cached = self._decisions.get(key)
-        if cached is not None:
-            return cached
+    async def _review_access(self, key: _Access) -> Decision:
+        user, verb, path = key
         spec: dict[str, Any] = {
             "user": user.name,
             "groups": list(user.groups),
@@ -140,7 +150,7 @@ class DelegatedAuth:
         if user.uid:
             spec["uid"] = user.uid
         if user.extra:
-            spec["extra"] = {key: list(values) for key, values in user.extra}
+            spec["extra"] = {name: list(values) for name, values in user.extra}
         status = await self._review(
             SUBJECT_ACCESS_REVIEW,
             {
