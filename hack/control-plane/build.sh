@@ -12,7 +12,9 @@ if ! flock -n 9; then
 fi
 K8S_BIN=$("$HERE/build-k8s.sh" | tail -1)
 "$HERE/build-tools.sh" >/dev/null
+CERT_MANAGER_DIR=$("$HERE/build-cert-manager.sh" | tail -1)
 echo "K8S_BIN=$K8S_BIN"
 echo "KWOK_DIR=$DYNAMO_CACHE/kwok-$KWOK_VERSION-$GO_VERSION"
 echo "HELM_DIR=$DYNAMO_CACHE/helm-$HELM_VERSION-$GO_VERSION"
 echo "LWS_DIR=$DYNAMO_CACHE/lws-$LWS_VERSION-$GO_VERSION"
+echo "CERT_MANAGER_DIR=$CERT_MANAGER_DIR"
