@@ -226,7 +226,11 @@ class _Operator:
 
     def _webhook_server(self, rest: RestClient) -> WebhookServer:
         certificates = (
-            DirectoryCertificates(self.options.webhook_cert_dir)
+            DirectoryCertificates(
+                self.options.webhook_cert_dir,
+                cert_name=self.options.webhook_cert_name,
+                key_name=self.options.webhook_cert_key,
+            )
             if self.options.webhook_cert_dir is not None
             else OperatorManagedCertificates(
                 namespace=self.options.operator_namespace,

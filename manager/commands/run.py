@@ -48,6 +48,9 @@ class RunOptions:
     enable_webhooks: bool
     webhook_port: int
     webhook_cert_dir: Path | None
+    """cert-manager mode: serve the files here; None: operator-managed certificates."""
+    webhook_cert_name: str
+    webhook_cert_key: str
     restricted_namespace: str | None
     planner_cluster_role_name: str | None
     operator_version: str
@@ -160,13 +163,30 @@ def register(
         "--webhook-port", type=int, default=9443, metavar="PORT", help="HTTPS port (default 9443)"
     )
     webhooks.add_argument(
+        # --webhook-cert-path is kubebuilder's name (as --metrics-cert-path); -dir came first.
+        "--webhook-cert-path",
         "--webhook-cert-dir",
+        dest="webhook_cert_dir",
         type=Path,
         default=None,
         metavar="DIR",
-        help="serve tls.crt/tls.key from this directory (e.g. mounted from cert-manager), "
-        "reloaded on change; without it the operator manages a self-signed CA and certificate "
-        "in Secret webhook-server-cert of its namespace and injects the CA",
+        help="cert-manager mode: serve the certificate in this directory (the mounted Secret "
+        "cert-manager writes, e.g. /tmp/k8s-webhook-server/serving-certs), reloaded when it "
+        "changes, and neither write a Secret nor inject a CA; without it the operator manages "
+        "a self-signed CA and certificate in Secret webhook-server-cert of its namespace and "
+        "injects the CA into its labelled webhook configurations",
+    )
+    webhooks.add_argument(
+        "--webhook-cert-name",
+        default="tls.crt",
+        metavar="FILE",
+        help="certificate file in --webhook-cert-path (default tls.crt)",
+    )
+    webhooks.add_argument(
+        "--webhook-cert-key",
+        default="tls.key",
+        metavar="FILE",
+        help="private key file in --webhook-cert-path (default tls.key)",
     )
     add_operator_settings_arguments(parser)
     components = parser.add_argument_group("reconciliation")
@@ -206,6 +226,8 @@ def options_from_arguments(
         raise ValueError("--max-concurrent-reconciles must be at least 1")
     if args.metrics_cert_path and not args.metrics_secure:
         raise ValueError("--metrics-cert-path needs --metrics-secure")
+    if args.webhook_cert_dir is not None and not args.enable_webhooks:
+        raise ValueError("--webhook-cert-path needs --enable-webhooks")
     operator_namespace = _operator_namespace(env)
     return RunOptions(
         metrics_address=args.metrics_bind_address,
@@ -224,6 +246,8 @@ def options_from_arguments(
         enable_webhooks=args.enable_webhooks,
         webhook_port=args.webhook_port,
         webhook_cert_dir=args.webhook_cert_dir,
+        webhook_cert_name=args.webhook_cert_name,
+        webhook_cert_key=args.webhook_cert_key,
         restricted_namespace=args.restricted_namespace or None,
         planner_cluster_role_name=args.planner_cluster_role_name or None,
         operator_version=args.operator_version,

@@ -27,6 +27,7 @@ import (
 	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	"github.com/cert-manager/cert-manager/pkg/controller/cainjector"
 	logf "github.com/cert-manager/cert-manager/pkg/logs"
+	"github.com/cert-manager/cert-manager/pkg/util"
 )
 
 func main() {
@@ -50,6 +51,8 @@ func run(namespace string) error {
 	if err != nil {
 		return err
 	}
+	// The injector's field manager is derived from the user agent (server-side apply needs one).
+	config = util.RestConfigWithUserAgent(config, "cainjector")
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(admissionregistrationv1.AddToScheme(scheme))
