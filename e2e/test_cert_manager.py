@@ -134,17 +134,7 @@ def test_cert_manager_issues_injects_and_renews_what_the_operator_serves(
     cert_manager: CertManager,
     tmp_path: Path,
 ) -> None:
-    # What the chart renders, applied at once as helm does.
-    kinds = {"Issuer": Issuer, "Certificate": Certificate}
-    for document in chart_certificate_objects(RELEASE, namespace, ip_addresses=("127.0.0.1",)):
-        kinds[document["kind"]](document, api=kr8s_api).create()
-    serving = Certificate.get(f"{RELEASE}-serving-cert", namespace=namespace, api=kr8s_api)
-    wait_for(
-        f"cert-manager to issue the serving certificate\n{cert_manager.describe()}",
-        lambda: is_ready(serving),
-        timeout=60,
-    )
-    secret = Secret.get(SERVING_SECRET, namespace=namespace, api=kr8s_api)
+    secret = issue_as_the_chart_does(kr8s_api, namespace, cert_manager)
     files = secret_files(secret)
     assert secret.raw["type"] == "kubernetes.io/tls"
     assert set(files) == {"tls.crt", "tls.key", "ca.crt"}
@@ -158,30 +148,8 @@ def test_cert_manager_issues_injects_and_renews_what_the_operator_serves(
 
     # The configuration the chart renders, with no caBundle: the cainjector fills it.
     port = free_port()
-    document = build_validating_webhook_configuration(
-        UrlTarget(f"https://127.0.0.1:{port}"),
-        name=f"dynamo-cert-manager-{namespace}",
-        operator_namespace=namespace,
-        namespace_selector={"matchLabels": {"kubernetes.io/metadata.name": namespace}},
-    )
-    document["metadata"]["annotations"] = inject_ca_from(RELEASE, namespace)
-    configuration = ValidatingWebhookConfiguration(document, api=kr8s_api)
-    configuration.create()
+    configuration = injected_configuration(kr8s_api, namespace, port, ca_pem, cert_manager)
     try:
-
-        def injected() -> set[bytes]:
-            configuration.refresh()
-            return {
-                base64.b64decode(webhook["clientConfig"].get("caBundle", ""))
-                for webhook in configuration.raw["webhooks"]
-            }
-
-        wait_for(
-            f"the cainjector to fill caBundle\n{cert_manager.describe()}",
-            lambda: injected() == {ca_pem},
-            timeout=60,
-        )
-
         volume = tmp_path / "serving-certs"
         sync_secret_volume(volume, files)
         with running_operator(
@@ -203,9 +171,53 @@ def test_cert_manager_issues_injects_and_renews_what_the_operator_serves(
         # nothing (the CA stayed the one the cainjector put there; a leaf renewal keeps it).
         assert FIELD_MANAGER not in managers(secret)
         assert FIELD_MANAGER not in managers(configuration)
-        assert injected() == {ca_pem}
+        assert ca_bundles(configuration) == {ca_pem}
     finally:
         configuration.delete()
+
+
+def issue_as_the_chart_does(kr8s_api: kr8s.Api, namespace: str, cert_manager: CertManager) -> Any:
+    """Create what the chart renders, at once as helm does; return the issued Secret."""
+    kinds = {"Issuer": Issuer, "Certificate": Certificate}
+    for document in chart_certificate_objects(RELEASE, namespace, ip_addresses=("127.0.0.1",)):
+        kinds[document["kind"]](document, api=kr8s_api).create()
+    serving = Certificate.get(f"{RELEASE}-serving-cert", namespace=namespace, api=kr8s_api)
+    wait_for(
+        f"cert-manager to issue the serving certificate\n{cert_manager.describe()}",
+        lambda: is_ready(serving),
+        timeout=60,
+    )
+    return Secret.get(SERVING_SECRET, namespace=namespace, api=kr8s_api)
+
+
+def ca_bundles(configuration: Any) -> set[bytes]:
+    configuration.refresh()
+    return {
+        base64.b64decode(webhook["clientConfig"].get("caBundle", ""))
+        for webhook in configuration.raw["webhooks"]
+    }
+
+
+def injected_configuration(
+    kr8s_api: kr8s.Api, namespace: str, port: int, ca_pem: bytes, cert_manager: CertManager
+) -> Any:
+    """The chart's configuration (URL-based here), annotated for the cainjector, once it has
+    filled every caBundle with ``ca_pem``; labelled with the operator's namespace as always."""
+    document = build_validating_webhook_configuration(
+        UrlTarget(f"https://127.0.0.1:{port}"),
+        name=f"dynamo-cert-manager-{namespace}",
+        operator_namespace=namespace,
+        namespace_selector={"matchLabels": {"kubernetes.io/metadata.name": namespace}},
+    )
+    document["metadata"]["annotations"] = inject_ca_from(RELEASE, namespace)
+    configuration = ValidatingWebhookConfiguration(document, api=kr8s_api)
+    configuration.create()
+    wait_for(
+        f"the cainjector to fill caBundle\n{cert_manager.describe()}",
+        lambda: ca_bundles(configuration) == {ca_pem},
+        timeout=60,
+    )
+    return configuration
 
 
 def admission_works(kr8s_api: kr8s.Api, namespace: str, name: str = "llm") -> None:
@@ -262,3 +274,55 @@ def renew_and_serve(
         kept_open.close()
     admission_works(kr8s_api, namespace, name="llm-renewed")
     return renewed
+
+
+def test_operator_managed_mode_beside_cert_manager_takes_nothing_over(
+    kr8s_api: kr8s.Api,
+    kubeconfig: Path,
+    installed_crds: list[Any],
+    namespace: str,
+    cert_manager: CertManager,
+    tmp_path: Path,
+) -> None:
+    """The chart's cert-manager objects, but the operator started without --webhook-cert-path:
+    it must neither replace cert-manager's Secret nor inject its own CA (each would fight
+    cert-manager forever); it stays unready and says why."""
+    secret = issue_as_the_chart_does(kr8s_api, namespace, cert_manager)
+    ca_pem = secret_files(secret)["ca.crt"]
+    version = secret.raw["metadata"]["resourceVersion"]
+    port = free_port()
+    configuration = injected_configuration(kr8s_api, namespace, port, ca_pem, cert_manager)
+    try:
+        with running_operator(
+            kubeconfig,
+            tmp_path,
+            "--enable-webhooks",
+            f"--webhook-port={port}",
+            name="operator-managed-beside-cert-manager",
+            env={"POD_NAMESPACE": namespace},
+            wait_ready=False,
+        ) as operator:
+            refusal = wait_for(
+                "the operator to refuse cert-manager's Secret",
+                lambda: next(
+                    (
+                        record["error"]
+                        for record in operator.logs()
+                        if "issued by cert-manager" in str(record.get("error"))
+                    ),
+                    None,
+                ),
+                timeout=60,
+            )
+            assert f"Certificate {RELEASE}-serving-cert" in refusal
+            status, body = operator.readyz()
+            assert status != 200
+            assert "[-]webhook-server" in body
+            assert operator.process.poll() is None
+        secret.refresh()
+        assert secret.raw["metadata"]["resourceVersion"] == version
+        assert FIELD_MANAGER not in managers(secret)
+        assert FIELD_MANAGER not in managers(configuration)
+        assert ca_bundles(configuration) == {ca_pem}
+    finally:
+        configuration.delete()

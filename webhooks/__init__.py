@@ -15,7 +15,7 @@ if _TYPE_CHECKING:
     from webhooks.certificates.operator_managed import OperatorManagedCertificates
     from webhooks.certificates.rotation import CertificatePolicy
     from webhooks.endpoints import DEFAULT_PORT, ENDPOINTS, WebhookEndpoint
-    from webhooks.errors import CertificateError, WebhookError
+    from webhooks.errors import CertificateError, SecretOwnedElsewhereError, WebhookError
     from webhooks.handlers import ResourceValidator
     from webhooks.manifests import (
         OPERATOR_NAMESPACE_LABEL,
@@ -39,6 +39,7 @@ __all__ = [
     "DirectoryCertificates",
     "OperatorManagedCertificates",
     "ResourceValidator",
+    "SecretOwnedElsewhereError",
     "ServiceTarget",
     "UrlTarget",
     "WebhookEndpoint",
@@ -57,7 +58,7 @@ __getattr__, __dir__ = _lazy_exports(
         "webhooks.certificates.operator_managed": ("OperatorManagedCertificates",),
         "webhooks.certificates.rotation": ("CertificatePolicy",),
         "webhooks.endpoints": ("DEFAULT_PORT", "ENDPOINTS", "WebhookEndpoint"),
-        "webhooks.errors": ("CertificateError", "WebhookError"),
+        "webhooks.errors": ("CertificateError", "SecretOwnedElsewhereError", "WebhookError"),
         "webhooks.handlers": ("ResourceValidator",),
         "webhooks.manifests": (
             "OPERATOR_NAMESPACE_LABEL",

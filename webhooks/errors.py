@@ -4,6 +4,8 @@
 ``UnanswerableReviewError`` becomes an HTTP 400 (there is no uid to answer), a
 ``MalformedReviewError`` becomes a denial that echoes its uid. ``CertificateError`` means a
 certificate or key could not be used; the certificate sources keep serving the previous pair.
+``SecretOwnedElsewhereError`` stops the operator-managed mode from taking over a Secret that
+cert-manager issues into.
 """
 
 from __future__ import annotations
@@ -30,3 +32,7 @@ class MalformedReviewError(WebhookError):
 
 class CertificateError(WebhookError):
     """A certificate, key or CA bundle is unreadable, mismatched or expired."""
+
+
+class SecretOwnedElsewhereError(CertificateError):
+    """The operator-managed Secret is cert-manager's: replacing it would fight cert-manager."""

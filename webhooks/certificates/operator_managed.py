@@ -6,6 +6,13 @@ Secret's resourceVersion, so when two replicas rotate at once one wins and the o
 converge on the Secret's content. The caBundle of every ValidatingWebhookConfiguration labelled
 with our namespace is patched when it differs, which also repairs a bundle reset by a Helm upgrade.
 
+cert-manager's objects are never taken over: a Secret cert-manager issues into (annotated
+``cert-manager.io/certificate-name``) is not replaced, the pass fails with one log line and is
+retried with backoff, so the webhook server stays unready instead of serving a certificate the
+apiserver will not trust; a configuration whose CA the cainjector fills (annotated
+``cert-manager.io/inject-ca-from[-secret]``) is left to it. Either means cert-manager mode was
+meant: serve the mounted Secret's files (`DirectoryCertificates`) instead.
+
 Talks to Kubernetes through the manager's generic core, so the process has one HTTP stack to the
 API server: the `RestClient` shared per kr8s `Api`, its typed errors, and the informers' jittered
 `Backoff` between failed passes.
@@ -30,6 +37,7 @@ from manager.clock import RealClock
 from manager.kinds import SECRET
 from webhooks.certificates.rotation import CertificatePolicy, ManagedCertificates, plan_certificates
 from webhooks.certificates.tls import ReloadableServerTLS
+from webhooks.errors import SecretOwnedElsewhereError
 from webhooks.manifests import OPERATOR_NAMESPACE_LABEL, VALIDATING_WEBHOOK_CONFIGURATION
 
 _log = structlog.get_logger("webhooks.certificates")
@@ -38,6 +46,12 @@ SECRET_NAME = "webhook-server-cert"
 FIELD_MANAGER = "dynamo-operator-webhook-certificates"
 DEFAULT_CHECK_INTERVAL = timedelta(minutes=10)
 WRITE_ATTEMPTS = 5  # races lost in a row before a pass gives up (and is retried after a backoff)
+CERT_MANAGER_CERTIFICATE_ANNOTATION = "cert-manager.io/certificate-name"
+"""Set by cert-manager on every Secret it issues a Certificate into."""
+CERT_MANAGER_INJECTION_ANNOTATIONS = (
+    "cert-manager.io/inject-ca-from",
+    "cert-manager.io/inject-ca-from-secret",
+)
 
 
 class OperatorManagedCertificates:
@@ -68,6 +82,7 @@ class OperatorManagedCertificates:
         self._field_manager = field_manager
         self._clock = clock
         self._backoff = backoff or Backoff(RealClock())
+        self._left_to_cainjector: set[str] = set()
 
     async def run(
         self,
@@ -83,7 +98,7 @@ class OperatorManagedCertificates:
         while True:
             try:
                 current = await self.ensure(rest)
-            except KubeError as error:
+            except (KubeError, SecretOwnedElsewhereError) as error:
                 _log.error("certificate reconciliation failed", error=str(error))
                 await self._backoff.wait()
                 continue
@@ -107,6 +122,7 @@ class OperatorManagedCertificates:
     async def _ensure_secret(self, rest: RestClient) -> ManagedCertificates:
         for attempt in range(1, WRITE_ATTEMPTS + 1):
             secret = await self._read_secret(rest)
+            self._refuse_cert_managers(secret)
             existing = ManagedCertificates.from_secret_data(secret.get("data") if secret else None)
             planned = plan_certificates(existing, self.policy, self._clock())
             if planned is existing:
@@ -122,6 +138,16 @@ class OperatorManagedCertificates:
             )
             return planned
         raise AssertionError("unreachable")
+
+    def _refuse_cert_managers(self, secret: dict[str, Any] | None) -> None:
+        annotations = ((secret or {}).get("metadata") or {}).get("annotations") or {}
+        certificate = annotations.get(CERT_MANAGER_CERTIFICATE_ANNOTATION)
+        if certificate is not None:
+            raise SecretOwnedElsewhereError(
+                f"Secret {self.namespace}/{self.secret_name} is issued by cert-manager "
+                f"(Certificate {certificate}); not replacing it: serve its mounted files "
+                "(cert-manager mode) instead"
+            )
 
     async def _read_secret(self, rest: RestClient) -> dict[str, Any] | None:
         try:
@@ -155,10 +181,16 @@ class OperatorManagedCertificates:
             label_selector=f"{OPERATOR_NAMESPACE_LABEL}={self.namespace}",
         )
         for configuration in configurations:
+            name = configuration["metadata"]["name"]
+            annotations = configuration["metadata"].get("annotations") or {}
+            if any(key in annotations for key in CERT_MANAGER_INJECTION_ANNOTATIONS):
+                if name not in self._left_to_cainjector:
+                    _log.warning("CA bundle left to cert-manager's cainjector", configuration=name)
+                    self._left_to_cainjector.add(name)
+                continue
             operations = _ca_bundle_patch(configuration, encoded)
             if not operations:
                 continue
-            name = configuration["metadata"]["name"]
             try:
                 await rest.json_patch(
                     VALIDATING_WEBHOOK_CONFIGURATION,

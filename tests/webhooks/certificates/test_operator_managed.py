@@ -24,6 +24,7 @@ from manager.client.rest import RestClient
 from manager.client.transport import HttpResponse, StreamResponse
 from manager.clock import RealClock
 from webhooks.certificates.operator_managed import (
+    CERT_MANAGER_CERTIFICATE_ANNOTATION,
     FIELD_MANAGER,
     SECRET_NAME,
     WRITE_ATTEMPTS,
@@ -32,6 +33,7 @@ from webhooks.certificates.operator_managed import (
 )
 from webhooks.certificates.rotation import CertificatePolicy, ManagedCertificates, plan_certificates
 from webhooks.certificates.tls import ReloadableServerTLS
+from webhooks.errors import SecretOwnedElsewhereError
 from webhooks.manifests import (
     OPERATOR_NAMESPACE_LABEL,
     VALIDATING_WEBHOOK_CONFIGURATION,
@@ -329,3 +331,70 @@ def test_nothing_to_patch_when_every_bundle_is_current() -> None:
     configuration = {"webhooks": [{"name": "a", "clientConfig": {"caBundle": "NEW"}}]}
     assert _ca_bundle_patch(configuration, "NEW") == []
     assert _ca_bundle_patch({"webhooks": None}, "NEW") == []
+
+
+def cert_manager_secret() -> dict[str, Any]:
+    """A Secret as cert-manager's issuing controller leaves it: tls.crt, tls.key, ca.crt (no
+    ca.key, so not ours to renew) and its annotations."""
+    issued = generated()
+    document = secret(
+        {
+            key: value
+            for key, value in issued.to_secret_data().items()
+            if key in ("tls.crt", "tls.key", "ca.crt")
+        }
+    )
+    document["metadata"]["annotations"] = {
+        CERT_MANAGER_CERTIFICATE_ANNOTATION: "dynamo-serving-cert",
+        "cert-manager.io/issuer-name": "dynamo-ca-issuer",
+    }
+    return document
+
+
+async def test_a_secret_cert_manager_issues_into_is_never_replaced() -> None:
+    api = FakeApiServer()
+    api.store(api.secrets, cert_manager_secret())
+    before = api.secrets[SECRET_NAME]
+
+    with pytest.raises(SecretOwnedElsewhereError, match="Certificate dynamo-serving-cert"):
+        await certificates().ensure(RestClient(api))
+    assert api.writes() == []
+    assert api.secrets[SECRET_NAME] == before
+
+
+async def test_run_keeps_refusing_and_never_serves_a_certificate_of_its_own() -> None:
+    api = FakeApiServer()
+    api.store(api.secrets, cert_manager_secret())
+    tls = ReloadableServerTLS()
+    backoff = Backoff(RealClock(), initial=0.001, cap=0.001, jitter=0.0)
+    source = certificates(api=RestClient(api), backoff=backoff)
+    try:
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(source.run, tls)
+            with anyio.fail_after(10):
+                while len(api.calls) < 3:  # noqa: ASYNC110 - polling the fake's record
+                    await anyio.sleep(0.001)
+            task_group.cancel_scope.cancel()
+        assert not tls.has_certificate
+        assert api.writes() == []
+    finally:
+        tls.close()
+
+
+@pytest.mark.parametrize(
+    "annotation", ["cert-manager.io/inject-ca-from", "cert-manager.io/inject-ca-from-secret"]
+)
+async def test_configurations_the_cainjector_fills_are_left_to_it(annotation: str) -> None:
+    api = FakeApiServer()
+    injected = configuration("injected", NAMESPACE, b"cert-manager's CA")
+    injected["metadata"]["annotations"] = {annotation: f"{NAMESPACE}/dynamo-serving-cert"}
+    api.store(api.configurations, injected)
+    api.store(api.configurations, configuration("ours", NAMESPACE))
+
+    current = await certificates().ensure(RestClient(api))
+
+    assert set(bundles(api, "injected")) == {b"cert-manager's CA"}
+    assert set(bundles(api, "ours")) == {current.ca_bundle_pem}
+    assert [call.path for call in api.writes() if call.method == "PATCH"] == [
+        f"{CONFIGURATIONS_PATH}/ours"
+    ]
