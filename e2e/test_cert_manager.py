@@ -11,6 +11,7 @@ operator through a URL on 127.0.0.1 (hence the certificate's extra IP address, a
 from __future__ import annotations
 
 import base64
+import contextlib
 import http.client
 import json
 import socket
@@ -134,22 +135,23 @@ def test_cert_manager_issues_injects_and_renews_what_the_operator_serves(
     cert_manager: CertManager,
     tmp_path: Path,
 ) -> None:
-    secret = issue_as_the_chart_does(kr8s_api, namespace, cert_manager)
-    files = secret_files(secret)
-    assert secret.raw["type"] == "kubernetes.io/tls"
-    assert set(files) == {"tls.crt", "tls.key", "ca.crt"}
-    ca_pem = files["ca.crt"]
-    issued = x509.load_pem_x509_certificate(files["tls.crt"])
-    issued.verify_directly_issued_by(x509.load_pem_x509_certificate(ca_pem))
-    names = issued.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    assert set(names.get_values_for_type(x509.DNSName)) == set(
-        service_dns_names(f"{RELEASE}-webhook-service", namespace)
-    )
-
-    # The configuration the chart renders, with no caBundle: the cainjector fills it.
     port = free_port()
-    configuration = injected_configuration(kr8s_api, namespace, port, ca_pem, cert_manager)
-    try:
+    with installed_as_the_chart_does(kr8s_api, namespace, port, cert_manager) as (
+        secret,
+        configuration,
+    ):
+        files = secret_files(secret)
+        assert secret.raw["type"] == "kubernetes.io/tls"
+        assert set(files) == {"tls.crt", "tls.key", "ca.crt"}
+        ca_pem = files["ca.crt"]
+        issued = x509.load_pem_x509_certificate(files["tls.crt"])
+        issued.verify_directly_issued_by(x509.load_pem_x509_certificate(ca_pem))
+        names = issued.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        assert set(names.get_values_for_type(x509.DNSName)) == set(
+            service_dns_names(f"{RELEASE}-webhook-service", namespace)
+        )
+        assert ca_bundles(configuration) == {ca_pem}  # filled by the cainjector
+
         volume = tmp_path / "serving-certs"
         sync_secret_volume(volume, files)
         with running_operator(
@@ -172,37 +174,18 @@ def test_cert_manager_issues_injects_and_renews_what_the_operator_serves(
         assert FIELD_MANAGER not in managers(secret)
         assert FIELD_MANAGER not in managers(configuration)
         assert ca_bundles(configuration) == {ca_pem}
-    finally:
-        configuration.delete()
 
 
-def issue_as_the_chart_does(kr8s_api: kr8s.Api, namespace: str, cert_manager: CertManager) -> Any:
-    """Create what the chart renders, at once as helm does; return the issued Secret."""
-    kinds = {"Issuer": Issuer, "Certificate": Certificate}
-    for document in chart_certificate_objects(RELEASE, namespace, ip_addresses=("127.0.0.1",)):
-        kinds[document["kind"]](document, api=kr8s_api).create()
-    serving = Certificate.get(f"{RELEASE}-serving-cert", namespace=namespace, api=kr8s_api)
-    wait_for(
-        f"cert-manager to issue the serving certificate\n{cert_manager.describe()}",
-        lambda: is_ready(serving),
-        timeout=60,
-    )
-    return Secret.get(SERVING_SECRET, namespace=namespace, api=kr8s_api)
-
-
-def ca_bundles(configuration: Any) -> set[bytes]:
-    configuration.refresh()
-    return {
-        base64.b64decode(webhook["clientConfig"].get("caBundle", ""))
-        for webhook in configuration.raw["webhooks"]
-    }
-
-
-def injected_configuration(
-    kr8s_api: kr8s.Api, namespace: str, port: int, ca_pem: bytes, cert_manager: CertManager
-) -> Any:
-    """The chart's configuration (URL-based here), annotated for the cainjector, once it has
-    filled every caBundle with ``ca_pem``; labelled with the operator's namespace as always."""
+@contextlib.contextmanager
+def installed_as_the_chart_does(
+    kr8s_api: kr8s.Api, namespace: str, port: int, cert_manager: CertManager
+) -> Iterator[tuple[Any, Any]]:
+    """Create what the chart renders with webhook.certManager.enabled, at once as helm does: the
+    ValidatingWebhookConfiguration (URL-based here, for the host process on ``port``; labelled
+    with the operator's namespace as always) annotated for the cainjector and without caBundle,
+    and the Issuers and Certificates. Yields the issued Secret and the configuration once
+    cert-manager has issued the certificate and the cainjector filled every caBundle with its CA;
+    deletes the configuration afterwards (the namespace takes the rest)."""
     document = build_validating_webhook_configuration(
         UrlTarget(f"https://127.0.0.1:{port}"),
         name=f"dynamo-cert-manager-{namespace}",
@@ -212,12 +195,34 @@ def injected_configuration(
     document["metadata"]["annotations"] = inject_ca_from(RELEASE, namespace)
     configuration = ValidatingWebhookConfiguration(document, api=kr8s_api)
     configuration.create()
-    wait_for(
-        f"the cainjector to fill caBundle\n{cert_manager.describe()}",
-        lambda: ca_bundles(configuration) == {ca_pem},
-        timeout=60,
-    )
-    return configuration
+    try:
+        kinds = {"Issuer": Issuer, "Certificate": Certificate}
+        for manifest in chart_certificate_objects(RELEASE, namespace, ip_addresses=("127.0.0.1",)):
+            kinds[manifest["kind"]](manifest, api=kr8s_api).create()
+        serving = Certificate.get(f"{RELEASE}-serving-cert", namespace=namespace, api=kr8s_api)
+        wait_for(
+            f"cert-manager to issue the serving certificate\n{cert_manager.describe()}",
+            lambda: is_ready(serving),
+            timeout=60,
+        )
+        secret = Secret.get(SERVING_SECRET, namespace=namespace, api=kr8s_api)
+        ca_pem = secret_files(secret)["ca.crt"]
+        wait_for(
+            f"the cainjector to fill caBundle\n{cert_manager.describe()}",
+            lambda: ca_bundles(configuration) == {ca_pem},
+            timeout=60,
+        )
+        yield secret, configuration
+    finally:
+        configuration.delete()
+
+
+def ca_bundles(configuration: Any) -> set[bytes]:
+    configuration.refresh()
+    return {
+        base64.b64decode(webhook["clientConfig"].get("caBundle", ""))
+        for webhook in configuration.raw["webhooks"]
+    }
 
 
 def admission_works(kr8s_api: kr8s.Api, namespace: str, name: str = "llm") -> None:
@@ -287,12 +292,13 @@ def test_operator_managed_mode_beside_cert_manager_takes_nothing_over(
     """The chart's cert-manager objects, but the operator started without --webhook-cert-path:
     it must neither replace cert-manager's Secret nor inject its own CA (each would fight
     cert-manager forever); it stays unready and says why."""
-    secret = issue_as_the_chart_does(kr8s_api, namespace, cert_manager)
-    ca_pem = secret_files(secret)["ca.crt"]
-    version = secret.raw["metadata"]["resourceVersion"]
     port = free_port()
-    configuration = injected_configuration(kr8s_api, namespace, port, ca_pem, cert_manager)
-    try:
+    with installed_as_the_chart_does(kr8s_api, namespace, port, cert_manager) as (
+        secret,
+        configuration,
+    ):
+        ca_pem = secret_files(secret)["ca.crt"]
+        version = secret.raw["metadata"]["resourceVersion"]
         with running_operator(
             kubeconfig,
             tmp_path,
@@ -324,5 +330,3 @@ def test_operator_managed_mode_beside_cert_manager_takes_nothing_over(
         assert FIELD_MANAGER not in managers(secret)
         assert FIELD_MANAGER not in managers(configuration)
         assert ca_bundles(configuration) == {ca_pem}
-    finally:
-        configuration.delete()
