@@ -4,7 +4,7 @@
 #   $DYNAMO_CACHE/cert-manager-<version>-<hash>-<goversion>/bin
 # where <hash> covers the wrapper's go.mod, go.sum and sources, and links the module's source beside
 # it (<dir>/src): its CRDs are <dir>/src/deploy/crds/*.yaml, the manifests of that version. Only
-# the SelfSigned and CA issuers are compiled (cold build ~5 min on 2 cores; see hack/README.md).
+# the SelfSigned and CA issuers are compiled (cold build 2-5 min on 2 cores; see hack/README.md).
 # A .complete marker makes a warm run a no-op. Prints the directory as its last line.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)

@@ -5,7 +5,7 @@
 // not serve, so this small main assembles the controllers of the served module
 // github.com/cert-manager/cert-manager: every reconcile loop below is cert-manager's code, only the
 // wiring (flags, informer start, one goroutine per controller) is ours. It is lean on purpose: no
-// ACME, Vault or Venafi issuers (their DNS-provider SDKs would double the build), no leader
+// ACME, Vault or Venafi issuers (they bring in every DNS provider's SDK), no leader
 // election, no metrics endpoint, no webhook (the tests install the CRDs and create valid objects).
 package main
 
