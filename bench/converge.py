@@ -201,7 +201,9 @@ async def watch_progress(
 
 
 async def install_crds(rest: RestClient) -> None:
-    for path in sorted((ROOT / "deploy" / "crds").glob("*.yaml")):
+    for path in sorted(
+        (ROOT / "deploy" / "helm" / "dynamo-operator-crds" / "generated").glob("*.yaml")
+    ):
         crd = yaml.safe_load(path.read_text())
         try:
             await rest.create(CUSTOM_RESOURCE_DEFINITION, crd, field_manager=FIELD_MANAGER)

@@ -14,8 +14,9 @@ Fixtures (the cross-team contract):
 - ``namespace`` (function): a fresh namespace, deleted after the test.
 - ``kr8s_api`` (session): a synchronous kr8s client for that cluster.
 - ``api`` (function): an asyncio kr8s client, its transport closed after the test.
-- ``installed_crds`` (session): the CRDs of ``deploy/crds`` installed and Established (kr8s
-  objects); installing is idempotent, so several suites of one session share them.
+- ``installed_crds`` (session): the CRDs of the CRD chart
+  (``deploy/helm/dynamo-operator-crds/generated``) installed and Established (kr8s objects);
+  installing is idempotent, so several suites of one session share them.
 
 A webhook server for the local apiserver can use a certificate from the cluster's own CA:
 ``control_plane.local.pki.issue_serving_cert(dir, name)`` (and ``pki.ca.cert`` as caBundle).
@@ -53,7 +54,13 @@ from manager.client import RestClient  # noqa: E402
 
 EXTERNAL_KUBECONFIG_ENV = "DYNAMO_E2E_KUBECONFIG"
 _WORKDIR_PREFIX = "dynamo-e2e-control-plane-"
-CRD_DIR = Path(__file__).resolve().parent.parent / "deploy" / "crds"
+CRD_DIR = (
+    Path(__file__).resolve().parent.parent
+    / "deploy"
+    / "helm"
+    / "dynamo-operator-crds"
+    / "generated"
+)
 
 CustomResourceDefinition = new_class(
     "CustomResourceDefinition",

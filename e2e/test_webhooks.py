@@ -43,7 +43,13 @@ from webhooks.server import WebhookServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
 
-CRD_DIR = Path(__file__).resolve().parent.parent / "deploy" / "crds"
+CRD_DIR = (
+    Path(__file__).resolve().parent.parent
+    / "deploy"
+    / "helm"
+    / "dynamo-operator-crds"
+    / "generated"
+)
 CustomResourceDefinition = new_class(
     "CustomResourceDefinition", "apiextensions.k8s.io/v1", namespaced=False
 )

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # hack/kind-up.sh [cluster-name] -- for machines WITH Docker: the kind equivalent of
-# `hack/local-cluster up`. Creates (or reuses) a kind cluster, installs our CRDs from deploy/crds and
+# `hack/local-cluster up`. Creates (or reuses) a kind cluster, installs our CRDs from deploy/helm/dynamo-operator-crds/generated and
 # LeaderWorkerSet (its Helm chart from the same Go module version the local control plane uses),
 # builds the operator image and loads it into the cluster. Last line: export KUBECONFIG=<path>.
 # Needs: docker, kind, kubectl, go (for the LWS chart and helm), on PATH.
@@ -20,9 +20,9 @@ mkdir -p "$(dirname "$KUBECONFIG_FILE")"
 kind get kubeconfig --name "$NAME" > "$KUBECONFIG_FILE"
 export KUBECONFIG=$KUBECONFIG_FILE
 
-if compgen -G "$ROOT/deploy/crds/*.yaml" >/dev/null; then
-  say "installing CRDs from deploy/crds"
-  kubectl apply --server-side -f "$ROOT/deploy/crds/" >&2
+if compgen -G "$ROOT/deploy/helm/dynamo-operator-crds/generated/*.yaml" >/dev/null; then
+  say "installing CRDs from deploy/helm/dynamo-operator-crds/generated"
+  kubectl apply --server-side -f "$ROOT/deploy/helm/dynamo-operator-crds/generated/" >&2
   kubectl wait --for condition=Established crd --all --timeout=120s >&2
 fi
 

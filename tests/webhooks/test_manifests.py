@@ -64,7 +64,7 @@ def test_service_and_url_targets_point_at_routes_the_server_serves() -> None:
 
 
 def test_resources_are_the_crd_plurals() -> None:
-    crds = Path(__file__).parents[2] / "deploy/crds"
+    crds = Path(__file__).parents[2] / "deploy/helm/dynamo-operator-crds/generated"
     plurals = {
         yaml.safe_load(path.read_text())["spec"]["names"]["plural"] for path in crds.glob("*.yaml")
     }

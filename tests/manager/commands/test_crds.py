@@ -6,7 +6,7 @@ import yaml
 from manager.cli import main
 
 REPOSITORY = Path(__file__).resolve().parents[3]
-COMMITTED_CRDS = REPOSITORY / "deploy" / "crds"
+COMMITTED_CRDS = REPOSITORY / "deploy" / "helm" / "dynamo-operator-crds" / "generated"
 
 
 def test_committed_crds_are_exactly_the_generated_ones(tmp_path: Path) -> None:
@@ -15,7 +15,7 @@ def test_committed_crds_are_exactly_the_generated_ones(tmp_path: Path) -> None:
     generated = {path.name: path.read_text() for path in sorted(tmp_path.iterdir())}
     committed = {path.name: path.read_text() for path in sorted(COMMITTED_CRDS.glob("*.yaml"))}
     assert generated == committed, (
-        "deploy/crds drifted: run `dynamo-operator crds --output-dir deploy/crds`"
+        f"{COMMITTED_CRDS} drifted: run `dynamo-operator crds --output-dir {COMMITTED_CRDS}`"
     )
 
 
