@@ -1,0 +1,3 @@
+"""Building the operator image without Docker: the cache key of its inputs (``context_key``)."""
+
+__all__ = ["context_key"]
