@@ -270,8 +270,15 @@ def _at(event: yaml.Event) -> str:
     return f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
 
 
+_LIBYAML_NESTING = "exceeded maximum nesting depth"
+
+
 def _describe(error: yaml.MarkedYAMLError) -> str:
     problem = error.problem or error.context or "not valid YAML"
+    if problem.startswith(_LIBYAML_NESTING):
+        # libyaml (PyYAML >= 6.0.4) stops at its own, deeper limit while scanning ahead, before
+        # the events reach ours: the input is too deep all the same, say so in our words.
+        problem = f"nesting deeper than {MAX_NESTING_DEPTH} levels"
     mark = error.problem_mark or error.context_mark
     where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
     return _one_line(f"{problem}{where}")
