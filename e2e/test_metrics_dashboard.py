@@ -166,25 +166,33 @@ async def test_every_dashboard_query_returns_series_from_a_running_operator(
                 await healthy.create(GRAPH, invalid)
             await healthy.converged("serving")
 
+            missing: list[str] = []
+
             async def everything_shown() -> str | None:
                 text = await metrics()
-                shown = (
-                    sample_sum(
+                wanted = {
+                    "reconcile errors in the quota namespace": sample_sum(
                         text, "dynamo_operator_reconcile_errors_total", namespace=quota_namespace
                     )
-                    > 0
-                    and sample_sum(text, "dynamo_operator_resources_total", namespace=namespace) > 0
-                    and sample_sum(
+                    > 0,
+                    "inventory of the healthy namespace": sample_sum(
+                        text, "dynamo_operator_resources_total", namespace=namespace
+                    )
+                    > 0,
+                    "inventory of the quota namespace": sample_sum(
                         text, "dynamo_operator_resources_total", namespace=quota_namespace
                     )
-                    > 0
-                    and sample_sum(text, "dynamo_operator_webhook_denials_total") > 0
-                    and sample_sum(text, "leader_election_master_status") == 1
-                )
-                return text if shown else None
+                    > 0,
+                    "webhook denials": sample_sum(text, "dynamo_operator_webhook_denials_total") > 0,
+                    "leadership": sample_sum(text, "leader_election_master_status") == 1,
+                }
+                missing[:] = [what for what, shown in wanted.items() if not shown]
+                return None if missing else text
 
-            # The inventory is recounted every 30 s: allow for a few rounds on a loaded machine.
-            first = await eventually("errors, inventory, denials and leadership", everything_shown)
+            try:
+                first = await eventually("every series the dashboard needs", everything_shown)
+            except TimeoutError as error:
+                raise AssertionError(f"never shown: {missing}") from error
             first_at = time.time()
             await anyio.sleep(SCRAPE_GAP)
             second = await metrics()

@@ -110,6 +110,9 @@ class MeteredReconciler:
             RECONCILE_DURATION.labels(*labels).observe(time.perf_counter() - started)
 
 
+_SYNC_POLL = 0.5
+
+
 class ResourceCounter:
     """Recounts the cached objects of `kind` by namespace and `status.state` every `interval`,
     leaving out the namespaces `exclude` names (another operator's)."""
@@ -142,7 +145,9 @@ class ResourceCounter:
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         task_status.started()
+        # The first count comes as soon as the informer has listed, not one interval later.
+        while not self._reader.has_synced(self._kind):
+            await anyio.sleep(_SYNC_POLL)
         while True:
-            if self._reader.has_synced(self._kind):
-                self.count()
+            self.count()
             await anyio.sleep(self._interval)
