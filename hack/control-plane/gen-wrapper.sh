@@ -29,6 +29,9 @@ GODEBUG_LINE=$(grep -m1 '^godebug ' "$KMOD" || true)
   printf '\tk8s.io/kubernetes/cmd/kube-controller-manager\n'
   printf '\tk8s.io/kubernetes/cmd/kube-scheduler\n'
   printf '\tk8s.io/kubernetes/cmd/kubectl\n'
+  # The node daemons of the opt-in real node (build-node.sh).
+  printf '\tk8s.io/kubernetes/cmd/kubelet\n'
+  printf '\tk8s.io/kubernetes/cmd/kube-proxy\n'
   printf ')\n\n'
   printf 'require k8s.io/kubernetes %s\n\nreplace (\n' "$K8S_VERSION"
   for module in $STAGING_MODULES; do printf '\t%s => %s %s\n' "$module" "$module" "$STAGING"; done

@@ -40,6 +40,10 @@ class AdminClient:
     def create(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         return self._json("POST", path, json.dumps(body).encode(), _JSON)
 
+    def delete(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        data = json.dumps(body).encode() if body is not None else None
+        return self._json("DELETE", path, data)
+
     def create_yaml(self, path: str, yaml_text: str) -> dict[str, Any]:
         """POST a YAML manifest as is: the apiserver decodes YAML itself."""
         return self._json("POST", path, yaml_text.encode(), "application/yaml")

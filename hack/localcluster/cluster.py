@@ -4,6 +4,11 @@ fake GPU nodes, and the LeaderWorkerSet CRD and controller, all processes on 127
 ``start`` goes stage by stage and waits until each stage really serves, so a returned cluster can
 take a Deployment at once. ``stop`` stops every process it started, by PID, in reverse order. The
 state file lets ``hack/local-cluster down`` (another process) stop a cluster ``up`` started.
+
+``create(..., in_cluster=True)`` (for a real node, ``real_node.py``) makes the apiserver usable from
+Pods: it listens on the node IP too, the ``kubernetes`` Service gets that endpoint, Pods get
+service-account tokens, kubelets are authorized as nodes (see ``components.apiserver_argv``). The
+default keeps everything on 127.0.0.1, as envtest does.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from typing import Any
 from . import components, kwok_nodes, lws
 from .admin_client import AdminClient, ApiError, insecure_health_ok
 from .binaries import Binaries
-from .components import Ports
+from .components import KUBERNETES_SERVICE_IP, KUBERNETES_SERVICE_NAMES, Ports
+from .host_network import primary_ipv4
 from .pki import Pki, create_pki, load_pki, write_kubeconfig
 from .processes import ManagedProcess, StartupError, start_process, wait_until
 
@@ -40,13 +46,24 @@ class LocalCluster:
     with_lws: bool = True
     processes: dict[str, ManagedProcess] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
+    node_ip: str | None = None
+    """Set in in-cluster mode: the host address the apiserver advertises to Pods."""
 
     @classmethod
     def create(
-        cls, binaries: Binaries, workdir: Path, *, die_with_parent: bool, with_lws: bool = True
+        cls,
+        binaries: Binaries,
+        workdir: Path,
+        *,
+        die_with_parent: bool,
+        with_lws: bool = True,
+        in_cluster: bool = False,
     ) -> LocalCluster:
         workdir.mkdir(parents=True, exist_ok=True)
-        return cls(binaries, workdir, Ports.pick_free(), die_with_parent, with_lws)
+        cluster = cls(binaries, workdir, Ports.pick_free(), die_with_parent, with_lws)
+        if in_cluster:
+            cluster.node_ip = primary_ipv4()
+        return cluster
 
     @property
     def server(self) -> str:
@@ -132,6 +149,7 @@ class LocalCluster:
         except (OSError, ValueError):
             return None
         cluster = cls(binaries, workdir, Ports(**state["ports"]), die_with_parent=False)
+        cluster.node_ip = state.get("node_ip")
         for name, entry in state["processes"].items():
             cluster.processes[name] = ManagedProcess(
                 name, entry["pid"], Path(entry["binary"]), Path(entry["log"])
@@ -161,20 +179,29 @@ class LocalCluster:
         return removed
 
     def _save_state(self) -> None:
-        state = {
+        state: dict[str, Any] = {
             "ports": self.ports.as_dict(),
             "processes": {
                 name: {"pid": p.pid, "binary": str(p.binary), "log": str(p.log)}
                 for name, p in self.processes.items()
             },
         }
+        if self.node_ip is not None:
+            state["node_ip"] = self.node_ip
         (self.workdir / _STATE_FILE).write_text(json.dumps(state, indent=2))
 
     # -- stages ----------------------------------------------------------------------------------
 
     def _start_all(self) -> None:
         (self.workdir / "logs").mkdir(exist_ok=True)
-        pki = create_pki(self.workdir / "pki")
+        if self.node_ip is None:
+            pki = create_pki(self.workdir / "pki")
+        else:
+            pki = create_pki(
+                self.workdir / "pki",
+                apiserver_names=KUBERNETES_SERVICE_NAMES,
+                apiserver_ips=(KUBERNETES_SERVICE_IP, self.node_ip),
+            )
         write_kubeconfig(self.kubeconfig, server=self.server, pki=pki)
         self._start_etcd()
         self._start_apiserver()
@@ -206,7 +233,11 @@ class LocalCluster:
 
     def _start_apiserver(self) -> None:
         argv = components.apiserver_argv(
-            self.binaries, self.ports, self.pki, self.workdir / "apiserver-certs"
+            self.binaries,
+            self.ports,
+            self.pki,
+            self.workdir / "apiserver-certs",
+            node_ip=self.node_ip,
         )
         apiserver = self._start("kube-apiserver", argv)
         client = self.admin_client()

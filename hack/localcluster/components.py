@@ -14,6 +14,14 @@ from .binaries import Binaries
 from .pki import Pki
 
 SERVICE_CLUSTER_IP_RANGE = "10.96.0.0/16"
+# The `kubernetes` Service's ClusterIP (first address of the range): in-cluster clients verify it.
+KUBERNETES_SERVICE_IP = "10.96.0.1"
+KUBERNETES_SERVICE_NAMES = (
+    "kubernetes",
+    "kubernetes.default",
+    "kubernetes.default.svc",
+    "kubernetes.default.svc.cluster.local",
+)
 
 
 @dataclass(frozen=True)
@@ -63,8 +71,11 @@ def etcd_argv(binaries: Binaries, ports: Ports, data_dir: Path) -> list[str | Pa
     ]
 
 
-def apiserver_argv(binaries: Binaries, ports: Ports, pki: Pki, cert_dir: Path) -> list[str | Path]:
-    return [
+def apiserver_argv(
+    binaries: Binaries, ports: Ports, pki: Pki, cert_dir: Path, *, node_ip: str | None = None
+) -> list[str | Path]:
+    """The apiserver's command line; with ``node_ip``, the in-cluster variant (see below)."""
+    argv: list[str | Path] = [
         binaries.kube("kube-apiserver"),
         f"--etcd-servers=http://127.0.0.1:{ports.etcd}",
         "--bind-address=127.0.0.1",
@@ -86,6 +97,38 @@ def apiserver_argv(binaries: Binaries, ports: Ports, pki: Pki, cert_dir: Path) -
         # The 'kubernetes' Service would get 127.0.0.1 endpoints, which validation rejects.
         "--endpoint-reconciler-type=none",
         "--profiling=false",
+    ]
+    return argv if node_ip is None else _in_cluster_apiserver_argv(argv, pki, node_ip)
+
+
+def _in_cluster_apiserver_argv(argv: list[str | Path], pki: Pki, node_ip: str) -> list[str | Path]:
+    """What Pods on a real node need to use the apiserver, and the apiserver to reach a kubelet.
+
+    Pods reach it through the `kubernetes` Service, whose endpoint is the advertised node IP, so
+    it listens beyond loopback and the endpoint reconciler runs; ServiceAccount admission gives
+    Pods their token. Kubelets authenticate as ``system:node:<name>`` (Node authorizer,
+    NodeRestriction), and the apiserver calls them with the admin certificate, verifying their
+    serving certificates against the cluster CA at their InternalIP.
+    """
+    replaced = {
+        "--bind-address": "0.0.0.0",
+        "--advertise-address": node_ip,
+        "--authorization-mode": "Node,RBAC",
+    }
+    dropped = {"--disable-admission-plugins", "--endpoint-reconciler-type"}
+    result: list[str | Path] = []
+    for arg in argv:
+        flag = str(arg).split("=", 1)[0]
+        if flag in dropped:
+            continue
+        result.append(f"{flag}={replaced[flag]}" if flag in replaced else arg)
+    return [
+        *result,
+        "--enable-admission-plugins=NodeRestriction",
+        f"--kubelet-client-certificate={pki.admin.cert}",
+        f"--kubelet-client-key={pki.admin.key}",
+        f"--kubelet-certificate-authority={pki.ca.cert}",
+        "--kubelet-preferred-address-types=InternalIP,Hostname",
     ]
 
 

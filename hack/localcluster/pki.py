@@ -49,11 +49,38 @@ class Pki:
         """
         return _issue(self.ca, directory, name, common_name=name, server=True)
 
+    def issue_client_cert(
+        self, directory: Path, name: str, *, common_name: str, organization: str | None = None
+    ) -> KeyPair:
+        """Issue a client certificate: the apiserver authenticates CN as the user, O as a group
+        (e.g. ``system:node:<name>`` in ``system:nodes`` for a kubelet)."""
+        return _issue(self.ca, directory, name, common_name=common_name, organization=organization)
 
-def create_pki(directory: Path) -> Pki:
+    def issue_serving_cert_for(
+        self, directory: Path, name: str, *, names: tuple[str, ...], ips: tuple[str, ...]
+    ) -> KeyPair:
+        """Issue a serving certificate for localhost/127.0.0.1 plus ``names`` and ``ips``."""
+        return _issue(
+            self.ca, directory, name, common_name=name, server=True, extra_sans=(names, ips)
+        )
+
+
+def create_pki(
+    directory: Path, *, apiserver_names: tuple[str, ...] = (), apiserver_ips: tuple[str, ...] = ()
+) -> Pki:
+    """A new CA and every certificate signed by it. The apiserver's serving certificate is for
+    localhost/127.0.0.1, plus ``apiserver_names``/``apiserver_ips`` (in-cluster clients verify the
+    ``kubernetes`` Service's ClusterIP and names)."""
     directory.mkdir(parents=True, exist_ok=True)
     ca = _create_ca(directory)
-    apiserver = _issue(ca, directory, "apiserver", common_name="kube-apiserver", server=True)
+    apiserver = _issue(
+        ca,
+        directory,
+        "apiserver",
+        common_name="kube-apiserver",
+        server=True,
+        extra_sans=(apiserver_names, apiserver_ips),
+    )
     admin = _issue(ca, directory, "admin", common_name="local-admin", organization="system:masters")
     sa_key = ec.generate_private_key(ec.SECP256R1())
     sa_key_path = _write(directory / "service-account.key", _private_pem(sa_key))
@@ -81,8 +108,11 @@ def load_pki(directory: Path) -> Pki:
     )
 
 
-def write_kubeconfig(path: Path, *, server: str, pki: Pki) -> Path:
-    """A kubeconfig with embedded CA and admin client certificate (JSON is valid YAML)."""
+def write_kubeconfig(
+    path: Path, *, server: str, pki: Pki, client: KeyPair | None = None, user: str = "local-admin"
+) -> Path:
+    """A kubeconfig with embedded CA and the admin client certificate (or ``client``'s)."""
+    client = client or pki.admin
 
     def b64(file: Path) -> str:
         return base64.b64encode(file.read_bytes()).decode()
@@ -96,13 +126,13 @@ def write_kubeconfig(path: Path, *, server: str, pki: Pki) -> Path:
         f"    server: {server}",
         f"    certificate-authority-data: {b64(pki.ca.cert)}",
         "users:",
-        "- name: local-admin",
+        f"- name: {user}",
         "  user:",
-        f"    client-certificate-data: {b64(pki.admin.cert)}",
-        f"    client-key-data: {b64(pki.admin.key)}",
+        f"    client-certificate-data: {b64(client.cert)}",
+        f"    client-key-data: {b64(client.key)}",
         "contexts:",
         "- name: local",
-        "  context: {cluster: local, user: local-admin, namespace: default}",
+        f"  context: {{cluster: local, user: {user}, namespace: default}}",
         "current-context: local",
     ]
     return _write(path, ("\n".join(lines) + "\n").encode())
@@ -149,6 +179,7 @@ def _issue(
     common_name: str,
     organization: str | None = None,
     server: bool = False,
+    extra_sans: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
 ) -> KeyPair:
     ca_cert = x509.load_pem_x509_certificate(ca.cert.read_bytes())
     ca_key = serialization.load_pem_private_key(ca.key.read_bytes(), password=None)
@@ -175,8 +206,9 @@ def _issue(
         )
     )
     if server:
-        alt_names: list[x509.GeneralName] = [x509.DNSName(n) for n in _LOOPBACK_NAMES]
-        alt_names += [x509.IPAddress(ipaddress.ip_address(ip)) for ip in _LOOPBACK_IPS]
+        names, ips = extra_sans
+        alt_names: list[x509.GeneralName] = [x509.DNSName(n) for n in _LOOPBACK_NAMES + names]
+        alt_names += [x509.IPAddress(ipaddress.ip_address(ip)) for ip in _LOOPBACK_IPS + ips]
         builder = builder.add_extension(x509.SubjectAlternativeName(alt_names), critical=False)
     return _write_pair(directory, name, builder.sign(ca_key, hashes.SHA256()), key)
 

@@ -92,6 +92,7 @@ def start_process(
     log_dir: Path,
     die_with_parent: bool,
     env: dict[str, str] | None = None,
+    pass_fds: tuple[int, ...] = (),
 ) -> ManagedProcess:
     log = log_dir / f"{name}.log"
     binary = Path(argv[0])
@@ -104,6 +105,7 @@ def start_process(
             start_new_session=True,
             env={**os.environ, **(env or {})},
             preexec_fn=_die_with_parent if die_with_parent and _on_main_thread() else None,
+            pass_fds=pass_fds,
         )
     return ManagedProcess(name, popen.pid, binary, log, popen)
 
