@@ -35,10 +35,9 @@ debian_mirror() {
   echo "${uri:-http://deb.debian.org/debian}"
 }
 
-if ! command -v debootstrap >/dev/null; then
-  echo "base.sh: installing debootstrap from Debian" >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap >&2
-fi
+# shellcheck source=hack/image/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+ensure_command debootstrap debootstrap
 
 work=$(mktemp -d "$CACHE/base-build.XXXXXX")
 cleanup() {
@@ -68,5 +67,6 @@ rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/cache/apt/*.bin \
   "$root"/dev/* "$root"/tmp/* "$root"/run/* "$root"/root/.cache
 tar --numeric-owner --xattrs -C "$root" -cf "$work/base.tar" .
 mv "$work/base.tar" "$out"
+find "$CACHE" -maxdepth 1 -name 'base-*.tar' ! -path "$out" -delete
 echo "base.sh: base rootfs $(du -m "$out" | cut -f1) MiB after $((SECONDS - started))s" >&2
 echo "$out"

@@ -21,6 +21,8 @@ IMAGE=localhost/dynamo-operator:dev
 CACHE=${DYNAMO_CACHE:-$HOME/.cache/dynamo-operator}/image
 STORE=$CACHE/buildah
 mkdir -p "$CACHE"
+# shellcheck source=hack/image/lib.sh
+. "$HERE/lib.sh"
 log() { printf 'image/build.sh: %s\n' "$*" >&2; }
 
 exec 9>"$CACHE/.build.lock"
@@ -41,10 +43,7 @@ if [ -s "$out" ]; then
   exit 0
 fi
 
-if ! command -v buildah >/dev/null; then
-  log "installing buildah from Debian"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends buildah >&2
-fi
+ensure_command buildah buildah
 buildah() {
   command buildah --root "$STORE/root" --runroot "$STORE/run" --storage-driver overlay "$@"
 }
@@ -62,6 +61,10 @@ if ! buildah inspect --type image "$base_image" >/dev/null 2>&1; then
     --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     --env LANG=C.UTF-8 --cmd '["python3"]' "$container"
   buildah commit --quiet --rm "$container" "$base_image" >/dev/null
+  for stale in $(buildah images --noheading --format '{{.Name}}:{{.Tag}}' \
+    | grep '^localhost/dynamo-operator-base:'); do
+    [ "$stale" = "$base_image" ] || buildah rmi "$stale" >/dev/null
+  done
 fi
 
 # The build's downloads (pip from PyPI) trust what this host trusts: machines whose egress goes
@@ -81,8 +84,9 @@ trap 'rm -f "$tmp"' EXIT
 rm -f "$tmp"
 buildah push --quiet "$IMAGE" "docker-archive:$tmp:$IMAGE" >&2
 mv "$tmp" "$out"
-# Older archives and the images they came from are replaced by this one.
-find "$CACHE" -maxdepth 1 -name 'dynamo-operator-dev-*.tar' ! -path "$out" -delete
+# This archive and the one before it stay (a test of another session may still be importing that
+# one); older archives go, and so do the images this tag no longer names.
+ls -t "$CACHE"/dynamo-operator-dev-*.tar | tail -n +3 | xargs -r rm -f
 buildah rmi --prune >/dev/null 2>&1 || true
 log "built $IMAGE in $((SECONDS - started))s: $out ($(du -m "$out" | cut -f1) MiB)"
 echo "$out"
