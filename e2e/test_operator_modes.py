@@ -7,12 +7,13 @@
   cluster-wide one out of its namespace; SIGTERM deletes the marker and hands the namespace back
   at once, SIGKILL leaves the marker to expire and the cluster-wide operator takes the namespace
   back when it does, with no further event on the Lease.
-- A restricted operator runs with the namespaced Role of `deploy/rbac/` alone.
+- A restricted operator runs with the namespaced Role of the Helm chart alone.
 
-Cluster-wide operators run as a ServiceAccount bound to the roles of `deploy/rbac/` too, so these
-tests also prove those roles suffice. Who reconciled what is read from each process's
-`dynamo_operator_reconcile_total{namespace=...}`; timing is read from the Leases' own timestamps
-(and the operators' log timestamps, on the same host), never from a stopwatch.
+Cluster-wide operators run as the chart's ServiceAccount bound to the chart's roles too (rendered
+with `helm template`), so these tests also prove those roles suffice. Who reconciled what is read
+from each process's `dynamo_operator_reconcile_total{namespace=...}`; timing is read from the
+Leases' own timestamps (and the operators' log timestamps, on the same host), never from a
+stopwatch.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ import pytest
 import yaml
 from kr8s.objects import Namespace
 
-from e2e.graphs import GRAPH, ROOT, World, eventually, is_converged, recorded, small_graph
+from e2e import chart
+from e2e.graphs import GRAPH, World, eventually, is_converged, recorded, small_graph
 from e2e.operator_process import OperatorProcess, free_port, start_operator
 from manager import LEASE, SECRET, SERVICE_ACCOUNT, ResourceKind
 from manager.client import NotFound, RestClient
@@ -46,7 +48,6 @@ from webhooks import (
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
-RBAC = ROOT / "deploy" / "rbac"
 MARKER = "dynamo-operator-namespace-scope"
 ELECTION = "dynamo.nvidia.com"
 VERSION = "e2e-1.2.3"
@@ -242,15 +243,23 @@ def expiry(lease: Mapping[str, Any]) -> datetime:
     return moment(spec["renewTime"]) + timedelta(seconds=spec["leaseDurationSeconds"])
 
 
-# -- credentials from deploy/rbac -------------------------------------------------------------
+# -- credentials from the chart's RBAC ----------------------------------------------------------
 
-
-def rbac_documents(file_name: str) -> list[dict[str, Any]]:
-    return [doc for doc in yaml.safe_load_all((RBAC / file_name).read_text()) if doc]
+CLUSTER_WIDE = {"webhook": {"enabled": False}, "metricsService": {"enabled": False}}
+"""The chart's RBAC for a cluster-wide operator run with neither webhooks nor secure metrics (as
+these tests run it): the manager ClusterRole and the leader-election Role."""
+RESTRICTED = {**CLUSTER_WIDE, "namespaceRestriction": {"enabled": True}}
+"""... and for a namespace-restricted one: the namespaced manager Role alone."""
+RESTRICTED_WITH_WEBHOOKS = {
+    "namespaceRestriction": {"enabled": True},
+    "metricsService": {"enabled": False},
+}
+"""... with webhooks and operator-managed certificates: plus the certificate Secret's Role and the
+CA injection's ClusterRole."""
 
 
 class Credentials:
-    """A ServiceAccount bound to roles of `deploy/rbac/`, and a kubeconfig with its token."""
+    """The chart's ServiceAccount and RBAC for given values, and a kubeconfig with its token."""
 
     def __init__(self, rest: RestClient, admin_kubeconfig: Path, directory: Path) -> None:
         self.rest = rest
@@ -258,48 +267,31 @@ class Credentials:
         self.directory = directory
         self.cluster_objects: list[tuple[ResourceKind, str]] = []
 
-    async def kubeconfig(
-        self,
-        service_account_namespace: str,
-        *files: str,
-        role_namespace: str | None = None,
-    ) -> Path:
-        """Bind `dynamo-operator-controller-manager` in `service_account_namespace` to the roles
-        of `files` (namespaced ones in `role_namespace`, by default the same; cluster-scoped ones
-        renamed for this test), and write a kubeconfig that authenticates as it."""
-        account, suffix = service_account_namespace, service_account_namespace
-        await self.rest.create(
-            SERVICE_ACCOUNT,
-            {
-                "apiVersion": "v1",
-                "kind": "ServiceAccount",
-                "metadata": {"name": OPERATOR_SERVICE_ACCOUNT, "namespace": account},
-            },
-            field_manager="e2e",
+    async def kubeconfig(self, release_namespace: str, values: Mapping[str, Any]) -> Path:
+        """Apply what `helm install dynamo-operator --namespace <release_namespace>` with
+        `values` renders of RBAC (the ServiceAccount, roles and bindings; cluster-scoped ones
+        renamed for this test and removed after it), and write a kubeconfig that authenticates
+        as that ServiceAccount."""
+        objects = chart.render(
+            release="dynamo-operator", namespace=release_namespace, values=values
         )
-        for file_name in files:
-            for document in rbac_documents(file_name):
-                if document["kind"] in RBAC_KINDS:
-                    await self._create(document, account, role_namespace or account, suffix)
-        return self._write_kubeconfig(account, await self._token(account))
+        [account] = chart.of_kind(objects, "ServiceAccount")
+        assert account["metadata"]["name"] == OPERATOR_SERVICE_ACCOUNT
+        await self.rest.create(SERVICE_ACCOUNT, account, field_manager="e2e")
+        for document in chart.of_kind(objects, *RBAC_KINDS):
+            await self._create(document, suffix=release_namespace)
+        return self._write_kubeconfig(release_namespace, await self._token(release_namespace))
 
-    async def _create(
-        self, document: dict[str, Any], account: str, namespace: str, suffix: str
-    ) -> None:
+    async def _create(self, document: dict[str, Any], suffix: str) -> None:
         body = copy.deepcopy(document)
         kind = RBAC_KINDS[body["kind"]]
-        metadata = body["metadata"]
-        if kind.namespaced:
-            metadata["namespace"] = namespace
-        else:
-            metadata["name"] = f"{metadata['name']}-{suffix}"
+        if not kind.namespaced:
+            body["metadata"]["name"] = f"{body['metadata']['name']}-{suffix}"
         if "roleRef" in body and body["roleRef"]["kind"] == "ClusterRole":
             body["roleRef"]["name"] = f"{body['roleRef']['name']}-{suffix}"
-        for subject in body.get("subjects") or ():
-            subject["namespace"] = account
         await self.rest.create(kind, body, field_manager="e2e")
         if not kind.namespaced:
-            self.remove_later(kind, metadata["name"])
+            self.remove_later(kind, body["metadata"]["name"])
 
     async def _token(self, namespace: str) -> str:
         request = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}}
@@ -354,27 +346,6 @@ async def credentials(
         await credentials.remove()
 
 
-# -- the manifests ----------------------------------------------------------------------------
-
-
-def test_rbac_names_every_verb_and_resource() -> None:
-    """No wildcard anywhere; the cluster-wide role grants every rule of the restricted one."""
-    rules_by_role: dict[str, list[dict[str, Any]]] = {}
-    for path in sorted(RBAC.glob("*.yaml")):
-        for document in yaml.safe_load_all(path.read_text()):
-            for rule in (document or {}).get("rules") or ():
-                for field in ("apiGroups", "resources", "verbs", "resourceNames"):
-                    assert "*" not in (rule.get(field) or ()), (path.name, rule)
-            if document and document["kind"] in ("Role", "ClusterRole"):
-                rules_by_role[f"{document['kind']} {path.name}"] = document["rules"]
-    restricted = rules_by_role["Role manager-role.yaml"]
-    cluster_wide = rules_by_role["ClusterRole manager-clusterrole.yaml"]
-    marker_writes = [r for r in restricted if "leases" in r["resources"]]
-    assert [r for r in restricted if r not in marker_writes] == [
-        r for r in cluster_wide if "leases" not in r["resources"]
-    ]
-
-
 # -- cluster-wide, leader-elected ---------------------------------------------------------
 
 
@@ -383,7 +354,8 @@ async def test_one_of_two_replicas_leads_and_the_standby_takes_over(
 ) -> None:
     world = World(rest, namespace)
     config = await credentials.kubeconfig(
-        namespace, "manager-clusterrole.yaml", "leader-election-role.yaml"
+        namespace,
+        {**CLUSTER_WIDE, "controllerManager": {"leaderElection": {"namespace": namespace}}},
     )
     elect = ("--leader-elect", f"--leader-election-namespace={namespace}")
     first = launcher.start(*elect, name="replica-1", kubeconfig=config)
@@ -479,7 +451,7 @@ async def test_a_restricted_operator_keeps_its_namespace_until_it_stops(
     assert marker["spec"].get("renewTime"), "the marker is live from its first write"
     assert moment(marker["spec"]["renewTime"]) >= moment(marker["spec"]["acquireTime"])
 
-    config = await credentials.kubeconfig(b, "manager-clusterrole.yaml")
+    config = await credentials.kubeconfig(b, CLUSTER_WIDE)
     cluster_wide = launcher.start(name="cluster-wide", kubeconfig=config)
     await ready(cluster_wide)
     assert logged(cluster_wide, CLAIMED, namespace=a)
@@ -564,7 +536,7 @@ async def test_a_restricted_operator_needs_only_the_namespaced_role(
     rest: RestClient, namespace: str, credentials: Credentials, launcher: Launcher
 ) -> None:
     world = World(rest, namespace)
-    config = await credentials.kubeconfig(namespace, "manager-role.yaml")
+    config = await credentials.kubeconfig(namespace, RESTRICTED)
     operator = launcher.start(
         f"--restrictedNamespace={namespace}", name="role-only", kubeconfig=config
     )
@@ -585,10 +557,12 @@ async def test_a_restricted_operator_injects_its_ca_into_its_own_webhook_configu
     rest: RestClient, namespace: str, credentials: Credentials, launcher: Launcher
 ) -> None:
     """With webhooks on and operator-managed certificates, the restricted operator needs the
-    Role plus `webhook-role.yaml`: it keeps its certificate Secret in its namespace and injects
-    its CA into the configuration labelled with that namespace, the one selecting only it.
+    Role plus the chart's webhook-certificate Role and CA-injection ClusterRole: it keeps its
+    certificate Secret in its namespace and injects its CA into the configuration labelled with
+    that namespace, the one selecting only it (the chart's name for it: the ClusterRole may
+    patch that one only).
     (No admission call here: the certificate names the in-cluster Service, not 127.0.0.1.)"""
-    config = await credentials.kubeconfig(namespace, "manager-role.yaml", "webhook-role.yaml")
+    config = await credentials.kubeconfig(namespace, RESTRICTED_WITH_WEBHOOKS)
     port = free_port()
     configuration = build_validating_webhook_configuration(
         UrlTarget(f"https://127.0.0.1:{port}"),
