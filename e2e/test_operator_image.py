@@ -13,6 +13,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -48,8 +49,11 @@ def layer_paths(archive: ImageArchive) -> list[list[PurePosixPath]]:
 
 
 @pytest.fixture(scope="module")
-def rootfs(archive: ImageArchive, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return archive.extract_rootfs(tmp_path_factory.mktemp("operator-image") / "rootfs")
+def rootfs(archive: ImageArchive, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    directory = tmp_path_factory.mktemp("operator-image") / "rootfs"
+    yield archive.extract_rootfs(directory)
+    # 250 MB of root-owned files: not left for pytest's temp-dir rotation.
+    subprocess.run(["rm", "-rf", "--one-file-system", str(directory)], check=True)
 
 
 def test_archive_holds_one_image_named_for_containerd(
