@@ -183,7 +183,8 @@ async def test_every_dashboard_query_returns_series_from_a_running_operator(
                         text, "dynamo_operator_resources_total", namespace=quota_namespace
                     )
                     > 0,
-                    "webhook denials": sample_sum(text, "dynamo_operator_webhook_denials_total") > 0,
+                    "webhook denials": sample_sum(text, "dynamo_operator_webhook_denials_total")
+                    > 0,
                     "leadership": sample_sum(text, "leader_election_master_status") == 1,
                 }
                 missing[:] = [what for what, shown in wanted.items() if not shown]

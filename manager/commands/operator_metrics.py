@@ -145,9 +145,10 @@ class ResourceCounter:
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         task_status.started()
-        # The first count comes as soon as the informer has listed, not one interval later.
-        while not self._reader.has_synced(self._kind):
-            await anyio.sleep(_SYNC_POLL)
         while True:
-            self.count()
-            await anyio.sleep(self._interval)
+            # The first count comes as soon as the informer has listed, not one interval later.
+            if self._reader.has_synced(self._kind):
+                self.count()
+                await anyio.sleep(self._interval)
+            else:
+                await anyio.sleep(_SYNC_POLL)
