@@ -37,6 +37,10 @@ class AdminClient:
     def get(self, path: str) -> dict[str, Any]:
         return self._json("GET", path)
 
+    def get_text(self, path: str) -> str:
+        """GET a non-JSON answer (a Pod's log)."""
+        return self._request("GET", path).decode(errors="replace")
+
     def create(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         return self._json("POST", path, json.dumps(body).encode(), _JSON)
 

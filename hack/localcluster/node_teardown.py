@@ -28,6 +28,7 @@ SHARED_PATHS = (
     Path("/run/netns"),
     Path("/etc/cni"),
     Path("/opt/cni"),
+    Path("/opt/containerd"),  # containerd's opt plugin, should its path setting be ignored
 )
 
 
