@@ -86,21 +86,31 @@ def flush_owned_iptables_chains() -> None:
     """Remove the jumps into owned chains from every other chain, then the owned chains."""
     for tool in _IPTABLES:
         for table in _TABLES:
-            owned: list[str] = []
-            for line in _save(tool, table):
-                if line.startswith(":") and line[1:].startswith(OWNED_CHAIN_PREFIXES):
-                    owned.append(line[1:].split()[0])
-                elif line.startswith("-A "):
-                    words = shlex.split(line)
-                    chain, target = words[1], _target(words)
-                    if not chain.startswith(OWNED_CHAIN_PREFIXES) and target.startswith(
-                        OWNED_CHAIN_PREFIXES
-                    ):
-                        _run([tool, "-w", "-t", table, "-D", *words[1:]])
+            jumps, owned = plan_iptables_cleanup(_save(tool, table))
+            for rule in jumps:
+                _run([tool, "-w", "-t", table, "-D", *rule])
             for chain in owned:
                 _run([tool, "-w", "-t", table, "-F", chain])
             for chain in owned:
                 _run([tool, "-w", "-t", table, "-X", chain])
+
+
+def plan_iptables_cleanup(save_lines: list[str]) -> tuple[list[list[str]], list[str]]:
+    """From one table's ``iptables-save`` output: the rules of other chains that jump into an
+    owned chain (as ``-D`` arguments: chain, then the rule), and the owned chains."""
+    jumps: list[list[str]] = []
+    owned: list[str] = []
+    for line in save_lines:
+        if line.startswith(":") and line[1:].startswith(OWNED_CHAIN_PREFIXES):
+            owned.append(line[1:].split()[0])
+        elif line.startswith("-A "):
+            words = shlex.split(line)
+            chain, target = words[1], _target(words)
+            if not chain.startswith(OWNED_CHAIN_PREFIXES) and target.startswith(
+                OWNED_CHAIN_PREFIXES
+            ):
+                jumps.append(words[1:])
+    return jumps, owned
 
 
 def link_exists(name: str) -> bool:

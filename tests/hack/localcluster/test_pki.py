@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 import yaml
+from cryptography import x509
 from localcluster.pki import create_pki, write_kubeconfig
 
 
@@ -79,3 +80,35 @@ def test_the_kubeconfig_embeds_the_ca_and_admin_credentials(tmp_path: Path) -> N
     assert base64.b64decode(user["client-key-data"]) == pki.admin.key.read_bytes()
     assert config["current-context"] == config["contexts"][0]["name"]
     assert path.stat().st_mode & 0o077 == 0
+
+
+def _sans(cert_path: Path) -> list[str]:
+    cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+    names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    return [str(getattr(name, "value", name)) for name in names]
+
+
+def test_in_cluster_clients_can_verify_the_apiserver_at_the_service_ip(tmp_path: Path) -> None:
+    default = create_pki(tmp_path / "default")
+    assert _sans(default.apiserver.cert) == ["localhost", "127.0.0.1"]
+    in_cluster = create_pki(
+        tmp_path / "in-cluster",
+        apiserver_names=("kubernetes.default.svc",),
+        apiserver_ips=("10.96.0.1", "192.0.2.2"),
+    )
+    assert _sans(in_cluster.apiserver.cert) == [
+        "localhost",
+        "kubernetes.default.svc",
+        "127.0.0.1",
+        "10.96.0.1",
+        "192.0.2.2",
+    ]
+
+
+def test_a_kubelet_client_certificate_names_the_node_and_its_group(tmp_path: Path) -> None:
+    pki = create_pki(tmp_path / "pki")
+    pair = pki.issue_client_cert(
+        tmp_path, "kubelet", common_name="system:node:real-node", organization="system:nodes"
+    )
+    subject = x509.load_pem_x509_certificate(pair.cert.read_bytes()).subject
+    assert subject.rfc4514_string() == "CN=system:node:real-node,O=system:nodes"
