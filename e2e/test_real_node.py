@@ -8,6 +8,11 @@ checks something only a running container produces (a log line, an answer, a pro
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -15,8 +20,10 @@ from typing import Any
 import pytest
 from kr8s.objects import Event, Node, Pod, Service
 from localcluster import host_network, wait_for
-from localcluster.host_cleanup import pids_with_argument
+from localcluster.host_cleanup import kubepods_cgroups, pids_with_argument
 from localcluster.node_config import BRIDGE
+from localcluster.node_teardown import HostState, leftovers
+from localcluster.real_node import RealNode
 
 from e2e.real_node import PROBE_IMAGE, RealNodeCluster, real_node_fixture  # noqa: F401
 
@@ -179,3 +186,65 @@ def test_stopping_the_node_removes_it_and_gives_the_host_back(
     assert not host_network.link_exists(BRIDGE)
     assert not Path("/var/lib/realnode").exists()
     assert not Path("/run/realnode").exists()
+
+
+# A harness of its own, killed with SIGKILL once its node runs a Pod: nothing stops the node.
+_HARNESS = """
+import sys, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from localcluster import LocalCluster
+from localcluster.binaries import Binaries
+from localcluster.node_binaries import NodeBinaries
+from localcluster.real_node import RealNode
+cluster = LocalCluster.attach(Path(sys.argv[2]), Binaries(Path(), Path(), Path(), Path()))
+RealNode(cluster, NodeBinaries(Path(sys.argv[3]))).start()
+print("started", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_node_whose_harness_was_killed_is_torn_down_by_the_next_reap(
+    real_node: RealNodeCluster,
+) -> None:
+    real_node.node.stop()  # one node per machine: the fixture's makes room (a no-op if stopped)
+    hack = Path(__file__).resolve().parent.parent / "hack"
+    harness = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            _HARNESS,
+            str(hack),
+            str(real_node.cluster.workdir),
+            str(real_node.node.binaries.directory),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert harness.stdout is not None
+        assert harness.stdout.readline().strip() == "started"
+        namespace = real_node.create_namespace("killed")
+        pod = serve_pod(real_node, namespace, "orphan", probe_port=8080)
+        wait_for("orphan Ready", lambda: pod_condition(pod, "Ready"))
+        paths = real_node.node.paths
+        state = HostState.load(paths)
+        assert state is not None
+        os.kill(harness.pid, signal.SIGKILL)
+    finally:
+        harness.kill()
+        harness.wait()
+
+    # The daemons died with their harness; the Pod's shim and container did not.
+    socket = str(paths.containerd_socket)
+    assert pids_with_argument(socket)
+    assert kubepods_cgroups()
+    assert host_network.link_exists(BRIDGE)
+    remains = leftovers(paths, state)
+    assert any(item.startswith("iptables chain") for item in remains), json.dumps(remains)
+
+    assert RealNode.reap_abandoned() is True
+
+    assert leftovers(paths, state) == []
+    assert host_network.read_sysctls(tuple(real_node.sysctls_before)) == real_node.sysctls_before
+    assert pids_with_argument(socket) == []

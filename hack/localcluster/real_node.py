@@ -29,7 +29,7 @@ from typing import Any
 from . import host_network, node_config, node_teardown
 from .admin_client import ApiError
 from .cluster import LocalCluster
-from .host_cleanup import MachineLock, pids_with_argument
+from .host_cleanup import MachineLock, RealNodeBusyError, pids_with_argument
 from .kwok_nodes import node_is_ready
 from .node_binaries import NodeBinaries
 from .node_config import NODE_NAME, TAINT_KEY, NodePaths
@@ -82,6 +82,8 @@ class RealNode:
 
     def start(self) -> None:
         """Start containerd, the kubelet and kube-proxy; return once Pods can run on the node."""
+        if os.geteuid() != 0:
+            raise StartupError("the real node needs root (containerd, iptables, mounts, cgroups)")
         began = time.monotonic()
         holder = f"pid {os.getpid()} ({' '.join(sys.argv)[:200]}), cluster {self.cluster.workdir}"
         self._lock.acquire(holder)
@@ -127,13 +129,20 @@ class RealNode:
         return node
 
     @staticmethod
-    def reap_abandoned(paths: NodePaths | None = None) -> bool:
-        """Tear down what a killed harness's node left, unless a live node holds the lock."""
+    def reap_abandoned(paths: NodePaths | None = None, *, wait: float = 10.0) -> bool:
+        """Tear down what a killed harness's node left, unless a live node holds the lock.
+
+        Waits up to ``wait`` seconds for the lock: the kernel kills a dead harness's kubelet (which
+        holds it) a moment after the harness itself.
+        """
         paths = paths or NodePaths()
-        lock = MachineLock()
-        if not node_teardown.has_remains(paths) or not lock.is_free():
+        if not node_teardown.has_remains(paths):
             return False
-        lock.acquire(f"pid {os.getpid()} reaping an abandoned real node")
+        lock = MachineLock()
+        try:
+            lock.acquire(f"pid {os.getpid()} reaping an abandoned real node", wait=wait)
+        except RealNodeBusyError:
+            return False
         try:
             node_teardown.teardown(paths, HostState.load(paths))
         finally:
