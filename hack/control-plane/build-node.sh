@@ -26,7 +26,8 @@ declare -A NEEDED=(
 )
 missing=()
 for file in "${!NEEDED[@]}"; do
-  if [ ! -e "$file" ] && ! command -v "$(basename "$file")" >/dev/null 2>&1; then missing+=("${NEEDED[$file]}"); fi
+  # By path, not `command -v`: iproute2's /usr/sbin/bridge is not the CNI plugin.
+  if [ ! -e "$file" ]; then missing+=("${NEEDED[$file]}"); fi
 done
 if [ ${#missing[@]} -gt 0 ]; then
   packages=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
