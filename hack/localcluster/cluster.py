@@ -26,6 +26,7 @@ from typing import Any
 
 from . import components, kwok_nodes, lws
 from .admin_client import AdminClient, ApiError, insecure_health_ok
+from .audit import AUDIT_LOG, apiserver_audit_flags
 from .binaries import Binaries
 from .components import KUBERNETES_SERVICE_IP, KUBERNETES_SERVICE_NAMES, Ports
 from .host_network import primary_ipv4
@@ -48,6 +49,8 @@ class LocalCluster:
     timings: dict[str, float] = field(default_factory=dict)
     node_ip: str | None = None
     """Set in in-cluster mode: the host address the apiserver advertises to Pods."""
+    audit: bool = False
+    """The apiserver writes ServiceAccounts' requests to ``audit_log`` (see ``audit.py``)."""
 
     @classmethod
     def create(
@@ -58,11 +61,13 @@ class LocalCluster:
         die_with_parent: bool,
         with_lws: bool = True,
         in_cluster: bool = False,
+        audit: bool = False,
     ) -> LocalCluster:
         workdir.mkdir(parents=True, exist_ok=True)
         cluster = cls(binaries, workdir, Ports.pick_free(), die_with_parent, with_lws)
         if in_cluster:
             cluster.node_ip = primary_ipv4()
+        cluster.audit = audit
         return cluster
 
     @property
@@ -72,6 +77,10 @@ class LocalCluster:
     @property
     def kubeconfig(self) -> Path:
         return self.workdir / "kubeconfig"
+
+    @property
+    def audit_log(self) -> Path:
+        return self.workdir / AUDIT_LOG
 
     @property
     def pki(self) -> Pki:
@@ -239,6 +248,8 @@ class LocalCluster:
             self.workdir / "apiserver-certs",
             node_ip=self.node_ip,
         )
+        if self.audit:
+            argv = [*argv, *apiserver_audit_flags(self.workdir)]
         apiserver = self._start("kube-apiserver", argv)
         client = self.admin_client()
         self.timings["kube-apiserver"] = wait_until(
