@@ -1,5 +1,6 @@
 """cert-manager for end-to-end tests: its controller and cainjector as processes, its CRDs, and the
-certificate objects the operator's Helm chart renders with ``webhook.certManager.enabled``.
+certificate objects the operator's Helm chart renders with ``webhook.certManager.enabled``
+(taken from ``helm template``).
 
 The binaries and CRDs come from the ``github.com/cert-manager/cert-manager`` module, built by
 ``hack/control-plane/build-cert-manager.sh`` (``hack/control-plane/build.sh`` runs it, so here it
@@ -31,6 +32,8 @@ import kr8s
 import yaml
 from kr8s.objects import new_class
 from localcluster import wait_for
+
+from e2e import chart
 
 BUILD_SCRIPT = (
     Path(__file__).resolve().parent.parent / "hack" / "control-plane" / "build-cert-manager.sh"
@@ -149,10 +152,13 @@ def _die_with_parent() -> None:
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
-# The objects below are what the chart renders with webhook.certManager.enabled (upstream's
-# shape): a self-signed Issuer makes a long-lived CA, a CA Issuer signs the serving certificate
-# into Secret webhook-server-cert (mounted by the operator's Pod), and the webhook configuration
-# names that Certificate in cert-manager.io/inject-ca-from for the cainjector.
+# The certificate objects come from the chart itself (`helm template` with
+# webhook.certManager.enabled), so the tests exercise what users install: a self-signed Issuer
+# makes a long-lived CA, a CA Issuer signs the serving certificate into Secret webhook-server-cert
+# (mounted by the operator's Pod), and the webhook configuration names that Certificate in
+# cert-manager.io/inject-ca-from for the cainjector.
+
+CERT_MANAGER_VALUES = {"webhook": {"certManager": {"enabled": True}}}
 
 
 def service_dns_names(
@@ -166,67 +172,31 @@ def service_dns_names(
     ]
 
 
+def _rendered(release: str, namespace: str) -> list[dict[str, Any]]:
+    return chart.render(release=release, namespace=namespace, values=CERT_MANAGER_VALUES)
+
+
 def chart_certificate_objects(
     release: str, namespace: str, *, ip_addresses: tuple[str, ...] = ()
 ) -> list[dict[str, Any]]:
-    """Issuer ``<release>-selfsigned-issuer``, CA Certificate ``<release>-root-ca``, Issuer
-    ``<release>-ca-issuer`` and the serving Certificate ``<release>-serving-cert`` for Service
-    ``<release>-webhook-service`` into Secret ``webhook-server-cert``; durations are upstream's
-    defaults. ``ip_addresses`` is the tests' addition: their apiserver calls the webhook by URL
-    on 127.0.0.1, not through the Service."""
-    metadata = {"namespace": namespace}
-    serving: dict[str, Any] = {
-        "secretName": SERVING_SECRET,
-        "duration": "8760h",
-        "renewBefore": "360h",
-        "dnsNames": service_dns_names(f"{release}-webhook-service", namespace),
-        "issuerRef": {"name": f"{release}-ca-issuer", "kind": "Issuer", "group": "cert-manager.io"},
-    }
-    if ip_addresses:
-        serving["ipAddresses"] = list(ip_addresses)
-    return [
-        {
-            "apiVersion": CERT_MANAGER_GROUP,
-            "kind": "Issuer",
-            "metadata": {"name": f"{release}-selfsigned-issuer", **metadata},
-            "spec": {"selfSigned": {}},
-        },
-        {
-            "apiVersion": CERT_MANAGER_GROUP,
-            "kind": "Certificate",
-            "metadata": {"name": f"{release}-root-ca", **metadata},
-            "spec": {
-                "isCA": True,
-                "commonName": f"{release}-root-ca",
-                "secretName": f"{release}-root-ca",
-                "duration": "87600h",
-                "renewBefore": "720h",
-                "privateKey": {"algorithm": "ECDSA", "size": 256},
-                "issuerRef": {
-                    "name": f"{release}-selfsigned-issuer",
-                    "kind": "Issuer",
-                    "group": "cert-manager.io",
-                },
-            },
-        },
-        {
-            "apiVersion": CERT_MANAGER_GROUP,
-            "kind": "Issuer",
-            "metadata": {"name": f"{release}-ca-issuer", **metadata},
-            "spec": {"ca": {"secretName": f"{release}-root-ca"}},
-        },
-        {
-            "apiVersion": CERT_MANAGER_GROUP,
-            "kind": "Certificate",
-            "metadata": {"name": f"{release}-serving-cert", **metadata},
-            "spec": serving,
-        },
-    ]
+    """The chart's Issuers and Certificates for a release in `namespace`, in its order.
+    ``ip_addresses`` is the tests' addition to the serving certificate: their apiserver calls
+    the webhook by URL on 127.0.0.1, not through the Service."""
+    objects = chart.of_kind(_rendered(release, namespace), "Issuer", "Certificate")
+    for obj in objects:
+        if (
+            obj["kind"] == "Certificate"
+            and obj["spec"]["secretName"] == SERVING_SECRET
+            and ip_addresses
+        ):
+            obj["spec"]["ipAddresses"] = list(ip_addresses)
+    return objects
 
 
 def inject_ca_from(release: str, namespace: str) -> dict[str, str]:
-    """The annotation the chart puts on the ValidatingWebhookConfiguration."""
-    return {INJECT_CA_FROM: f"{namespace}/{release}-serving-cert"}
+    """The annotations the chart puts on the ValidatingWebhookConfiguration."""
+    configuration = chart.one(_rendered(release, namespace), "ValidatingWebhookConfiguration")
+    return dict(configuration["metadata"]["annotations"])
 
 
 def request_renewal(certificate: Any) -> None:

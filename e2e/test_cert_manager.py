@@ -48,7 +48,9 @@ from webhooks.manifests import UrlTarget, build_validating_webhook_configuration
 
 pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
 
-RELEASE = "dynamo"
+RELEASE = "dynamo-operator"
+"""Helm's fullname is then the release name: Issuers, Certificates and the webhook Service are
+`dynamo-operator-...`."""
 DGD_PATH = "/validate-nvidia-com-v1alpha1-dynamographdeployment"
 ValidatingWebhookConfiguration = new_class(
     "ValidatingWebhookConfiguration", "admissionregistration.k8s.io/v1", namespaced=False
