@@ -453,7 +453,7 @@ def test_restricted_mode_is_namespaced_but_for_the_documented_exceptions() -> No
             {
                 "apiGroups": ["admissionregistration.k8s.io"],
                 "resources": ["validatingwebhookconfigurations"],
-                "verbs": ["list"],
+                "verbs": ["list", "watch"],
             },
             {
                 "apiGroups": ["admissionregistration.k8s.io"],

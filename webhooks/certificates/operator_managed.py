@@ -45,6 +45,7 @@ _log = structlog.get_logger("webhooks.certificates")
 SECRET_NAME = "webhook-server-cert"
 FIELD_MANAGER = "dynamo-operator-webhook-certificates"
 DEFAULT_CHECK_INTERVAL = timedelta(minutes=10)
+WATCH_SECONDS = 300  # a watch of the configurations is reopened (from a fresh list) this often
 WRITE_ATTEMPTS = 5  # races lost in a row before a pass gives up (and is retried after a backoff)
 CERT_MANAGER_CERTIFICATE_ANNOTATION = "cert-manager.io/certificate-name"
 """Set by cert-manager on every Secret it issues a Certificate into."""
@@ -83,6 +84,8 @@ class OperatorManagedCertificates:
         self._clock = clock
         self._backoff = backoff or Backoff(RealClock())
         self._left_to_cainjector: set[str] = set()
+        self._ca_bundle: str | None = None
+        """The base64 CA bundle of the last pass: what every labelled configuration gets."""
 
     async def run(
         self,
@@ -91,23 +94,53 @@ class OperatorManagedCertificates:
         task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
         """Load good certificates into ``tls`` (reported started after the first), then keep
-        them good: re-check when renewal is due, at least every ``check_interval``."""
+        them good: re-check when renewal is due, at least every ``check_interval``; meanwhile
+        inject the CA into every labelled configuration as soon as it appears or changes."""
         api = self._api if self._api is not None else await kr8s.asyncio.api()
         rest = RestClient.for_api(api)
-        started = False
+        async with anyio.create_task_group() as group:
+            started = False
+            while True:
+                try:
+                    current = await self.ensure(rest)
+                except (KubeError, SecretOwnedElsewhereError) as error:
+                    _log.error("certificate reconciliation failed", error=str(error))
+                    await self._backoff.wait()
+                    continue
+                if tls.load(current.serving.cert_pem, current.serving.key_pem):
+                    _log.info(
+                        "serving certificate loaded", not_after=str(current.serving.not_after)
+                    )
+                if not started:
+                    # A configuration created after our pass (helm creates it after the
+                    # Deployment, and a Pod can start first) or reset later gets the CA at once,
+                    # not at the next check.
+                    group.start_soon(self._keep_injected, rest)
+                    task_status.started()
+                    started = True
+                await anyio.sleep(self._seconds_until_next_check(current))
+
+    async def _keep_injected(self, rest: RestClient) -> None:
+        backoff = Backoff(RealClock())
+        selector = f"{OPERATOR_NAMESPACE_LABEL}={self.namespace}"
         while True:
             try:
-                current = await self.ensure(rest)
-            except (KubeError, SecretOwnedElsewhereError) as error:
-                _log.error("certificate reconciliation failed", error=str(error))
-                await self._backoff.wait()
-                continue
-            if tls.load(current.serving.cert_pem, current.serving.key_pem):
-                _log.info("serving certificate loaded", not_after=str(current.serving.not_after))
-            if not started:
-                task_status.started()
-                started = True
-            await anyio.sleep(self._seconds_until_next_check(current))
+                _, version = await rest.list_all(
+                    VALIDATING_WEBHOOK_CONFIGURATION, None, label_selector=selector
+                )
+                async with rest.watch(
+                    VALIDATING_WEBHOOK_CONFIGURATION,
+                    None,
+                    resource_version=version,
+                    timeout_seconds=WATCH_SECONDS,
+                    label_selector=selector,
+                ) as events:
+                    async for event in events:
+                        if event.type in ("ADDED", "MODIFIED") and self._ca_bundle is not None:
+                            await self._inject_into(rest, event.object, self._ca_bundle)
+            except KubeError as error:
+                _log.warning("watching webhook configurations failed", error=str(error))
+                await backoff.wait()
 
     async def ensure(self, rest: RestClient) -> ManagedCertificates:
         """One pass: make the Secret hold good certificates, inject the CA; return the content."""
@@ -174,34 +207,39 @@ class OperatorManagedCertificates:
             await rest.replace(SECRET, body, field_manager=self._field_manager)
 
     async def _inject_ca_bundle(self, rest: RestClient, ca_bundle_pem: bytes) -> None:
-        encoded = base64.b64encode(ca_bundle_pem).decode()
+        self._ca_bundle = base64.b64encode(ca_bundle_pem).decode()
         configurations, _ = await rest.list_all(
             VALIDATING_WEBHOOK_CONFIGURATION,
             None,
             label_selector=f"{OPERATOR_NAMESPACE_LABEL}={self.namespace}",
         )
         for configuration in configurations:
-            name = configuration["metadata"]["name"]
-            annotations = configuration["metadata"].get("annotations") or {}
-            if any(key in annotations for key in CERT_MANAGER_INJECTION_ANNOTATIONS):
-                if name not in self._left_to_cainjector:
-                    _log.warning("CA bundle left to cert-manager's cainjector", configuration=name)
-                    self._left_to_cainjector.add(name)
-                continue
-            operations = _ca_bundle_patch(configuration, encoded)
-            if not operations:
-                continue
-            try:
-                await rest.json_patch(
-                    VALIDATING_WEBHOOK_CONFIGURATION,
-                    None,
-                    name,
-                    operations,
-                    field_manager=self._field_manager,
-                )
-            except NotFound:
-                continue  # deleted since the list: nothing to inject into
-            _log.info("CA bundle injected", configuration=name)
+            await self._inject_into(rest, configuration, self._ca_bundle)
+
+    async def _inject_into(
+        self, rest: RestClient, configuration: dict[str, Any], encoded: str
+    ) -> None:
+        name = configuration["metadata"]["name"]
+        annotations = configuration["metadata"].get("annotations") or {}
+        if any(key in annotations for key in CERT_MANAGER_INJECTION_ANNOTATIONS):
+            if name not in self._left_to_cainjector:
+                _log.warning("CA bundle left to cert-manager's cainjector", configuration=name)
+                self._left_to_cainjector.add(name)
+            return
+        operations = _ca_bundle_patch(configuration, encoded)
+        if not operations:
+            return
+        try:
+            await rest.json_patch(
+                VALIDATING_WEBHOOK_CONFIGURATION,
+                None,
+                name,
+                operations,
+                field_manager=self._field_manager,
+            )
+        except NotFound:
+            return  # deleted since we read it: nothing to inject into
+        _log.info("CA bundle injected", configuration=name)
 
 
 def _ca_bundle_patch(configuration: dict[str, Any], encoded: str) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ import base64
 import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import anyio
@@ -72,6 +72,7 @@ class FakeApiServer:
     failures: list[HttpResponse | None] = field(default_factory=list)
     version: int = 0
     server: str = "https://fake:6443"
+    watches: list[tuple[str, Any]] = field(default_factory=list)
 
     def store(self, objects: dict[str, dict[str, Any]], obj: dict[str, Any]) -> dict[str, Any]:
         self.version += 1
@@ -143,11 +144,33 @@ class FakeApiServer:
                 target[leaf] = operation["value"]
         return answer(200, self.store(self.configurations, configuration))
 
+    def add_configuration(self, configuration: dict[str, Any]) -> None:
+        """A configuration created now (as helm does): open watches of its label see it."""
+        added = self.store(self.configurations, configuration)
+        event = orjson.dumps({"type": "ADDED", "object": added}) + b"\n"
+        for selector, send in self.watches:
+            key, _, value = selector.partition("=")
+            if added["metadata"]["labels"].get(key) == value:
+                send.send_nowait(event)
+
     @contextlib.asynccontextmanager
     async def stream(
         self, path: str, *, params: Mapping[str, str], connect_timeout: float = 10.0
     ) -> AsyncIterator[StreamResponse]:
-        raise AssertionError("no watches here")
+        assert path == CONFIGURATIONS_PATH, path
+        assert params["watch"] == "true"
+        send, receive = anyio.create_memory_object_stream[bytes](16)
+        watch = (params["labelSelector"], send)
+        self.watches.append(watch)
+
+        async def chunks() -> AsyncIterator[bytes]:
+            async for chunk in receive:
+                yield chunk
+
+        try:
+            yield StreamResponse(200, {}, chunks())
+        finally:
+            self.watches.remove(watch)
         yield
 
     async def aclose(self) -> None:
@@ -309,6 +332,35 @@ async def test_run_retries_failed_passes_with_backoff_then_serves_the_pair() -> 
         assert [call.method for call in api.calls[:4]] == ["GET"] * 4
     finally:
         tls.close()
+
+
+async def test_a_configuration_created_after_the_first_pass_gets_the_ca_at_once() -> None:
+    api = FakeApiServer()
+    tls = ReloadableServerTLS()
+    try:
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as task_group:
+                # Long checks: only the watch can inject before the test gives up.
+                source = certificates(api=RestClient(api), check_interval=timedelta(hours=1))
+                await task_group.start(source.run, tls)
+                await wait_until(lambda: bool(api.watches))
+                api.add_configuration(configuration("ours", NAMESPACE))
+                api.add_configuration(configuration("theirs", "elsewhere"))
+                current = stored(api)
+                assert current is not None
+                await wait_until(lambda: set(bundles(api, "ours")) == {current.ca_bundle_pem})
+                task_group.cancel_scope.cancel()
+        assert set(bundles(api, "theirs")) == {b""}
+    finally:
+        tls.close()
+
+
+async def wait_until(condition: Callable[[], bool]) -> None:
+    for _ in range(500):
+        if condition():
+            return
+        await anyio.sleep(0.01)
+    raise AssertionError("never happened")
 
 
 def test_patches_only_webhooks_whose_bundle_differs_guarded_by_name() -> None:
