@@ -113,6 +113,23 @@ def small_graph(
     }
 
 
+def persistent_volume(name: str, namespace: str, claim: str) -> dict[str, Any]:
+    """A volume reserved for one claim (`claimRef`), so a graph's PVC binds and its pods
+    schedule; the local cluster has no provisioner."""
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": name},
+        "spec": {
+            "storageClassName": "standard",
+            "capacity": {"storage": "100Gi"},
+            "accessModes": ["ReadWriteOnce", "ReadWriteMany"],
+            "hostPath": {"path": f"/tmp/{name}"},
+            "claimRef": {"namespace": namespace, "name": claim},
+        },
+    }
+
+
 # -- reading what the API shows -------------------------------------------------------------------
 
 

@@ -75,6 +75,14 @@ async def quota_namespace(api: Any) -> AsyncIterator[str]:
         },
         field_manager="e2e",
     )
+
+    # Quota admission ignores a quota the controller-manager has not counted yet (no
+    # status.hard): until then Deployments would be created and nothing would fail.
+    async def in_force() -> bool:
+        quota = await rest.get(RESOURCE_QUOTA, name, "no-deployments")
+        return bool((quota.get("status") or {}).get("hard"))
+
+    await eventually("the ResourceQuota in force", in_force)
     try:
         yield name
     finally:

@@ -25,29 +25,13 @@ from e2e.graphs import (
     condition,
     eventually,
     load_graph,
+    persistent_volume,
     seed_graph,
     small_graph,
 )
 from manager.kinds import DEPLOYMENT, INGRESS, PERSISTENT_VOLUME_CLAIM, SECRET, SERVICE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
-
-
-def persistent_volume(name: str, namespace: str, claim: str) -> dict[str, Any]:
-    """A volume reserved for one claim (`claimRef`), so a graph's PVC binds and its pods
-    schedule; the local cluster has no provisioner."""
-    return {
-        "apiVersion": "v1",
-        "kind": "PersistentVolume",
-        "metadata": {"name": name},
-        "spec": {
-            "storageClassName": "standard",
-            "capacity": {"storage": "100Gi"},
-            "accessModes": ["ReadWriteOnce", "ReadWriteMany"],
-            "hostPath": {"path": f"/tmp/{name}"},
-            "claimRef": {"namespace": namespace, "name": claim},
-        },
-    }
 
 
 async def converged_component(world: World, name: str) -> dict[str, Any]:
