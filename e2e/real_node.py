@@ -11,8 +11,9 @@ The fixture (module scope) is a SEPARATE cluster from the session's ``control_pl
 kwok-only, on 127.0.0.1): never mix their kubeconfigs. It needs root and builds the node's binaries
 and images on first use (``hack/control-plane/build-node.sh``); a machine that cannot run it fails
 the test with the reason, it never skips. One real node fits on a machine (a flock): a second
-session asking for one fails with who holds it. The node is always stopped and the host restored
-at the end, also when a test fails; a harness killed outright is cleaned up by the next start.
+session asking for one waits for it (up to ``LOCK_WAIT``), then fails with who holds it. The node
+is always stopped and the host restored at the end, also when a test fails; a harness killed
+outright is cleaned up by the next start.
 
 ``RealNodeCluster`` (what the fixture yields):
 
@@ -55,6 +56,9 @@ from localcluster.real_node import RealNode, pod_placement
 
 PROBE_IMAGE = "localhost/realnode-probe:local"
 _WORKDIR_PREFIX = "dynamo-e2e-real-node-"
+LOCK_WAIT = 900.0
+"""Seconds to wait for another session's real node (parallel pytest workers run the real-node
+modules in turn: each module holds the node for about a minute)."""
 
 
 @dataclass
@@ -115,7 +119,7 @@ def running_real_node() -> Iterator[RealNodeCluster]:
     RealNode.reap_abandoned()
     workdir = Path(tempfile.mkdtemp(prefix=_WORKDIR_PREFIX))
     cluster = LocalCluster.create(
-        binaries, workdir, die_with_parent=True, with_lws=False, in_cluster=True
+        binaries, workdir, die_with_parent=True, with_lws=True, in_cluster=True
     )
     node = RealNode(cluster, node_binaries)
     sysctls_before = read_sysctls()
@@ -124,7 +128,7 @@ def running_real_node() -> Iterator[RealNodeCluster]:
     atexit.register(cluster.stop)
     try:
         cluster.start()
-        node.start()
+        node.start(wait_for_lock=LOCK_WAIT)
         yield RealNodeCluster(
             cluster, node, kr8s.api(kubeconfig=str(cluster.kubeconfig)), sysctls_before
         )

@@ -80,13 +80,16 @@ class RealNode:
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Start containerd, the kubelet and kube-proxy; return once Pods can run on the node."""
+    def start(self, *, wait_for_lock: float = 0.0) -> None:
+        """Start containerd, the kubelet and kube-proxy; return once Pods can run on the node.
+
+        Another real node on the machine fails this at once, or after ``wait_for_lock`` seconds
+        of waiting for it to stop (parallel test workers take turns)."""
         if os.geteuid() != 0:
             raise StartupError("the real node needs root (containerd, iptables, mounts, cgroups)")
         began = time.monotonic()
         holder = f"pid {os.getpid()} ({' '.join(sys.argv)[:200]}), cluster {self.cluster.workdir}"
-        self._lock.acquire(holder)
+        self._lock.acquire(holder, wait=wait_for_lock)
         try:
             if node_teardown.has_remains(self.paths):
                 # A previous node's harness was killed: clean up after it first.

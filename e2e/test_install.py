@@ -1,0 +1,523 @@
+"""Installed as users install it: `helm install` of the repository's two charts puts the operator's
+own image (built from the Dockerfile) in a real Pod on a real node (kubelet + containerd).
+
+The module's cluster is the real-node fixture's in-cluster control plane (kwok nodes beside the
+real one, LeaderWorkerSet installed, the ServiceMonitor CRD from the prometheus-operator module so
+the chart's ServiceMonitor is rendered). The tests run in order, as a user's day goes: install and
+readiness through the kubelet's probes, the sample graph reconciled (its workload Pods on kwok
+nodes), admission through the webhook Service, metrics over HTTPS through the metrics Service,
+`helm upgrade`, a namespace-restricted release beside the cluster-wide one, `helm uninstall`.
+"""
+
+from __future__ import annotations
+
+import json
+import ssl
+import subprocess
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from localcluster import AdminClient, ApiError, wait_for
+
+from e2e.chart import CRD_CHART, OPERATOR_CHART, run_helm
+from e2e.graphs import (
+    COMPONENT,
+    GRAPH,
+    ROOT,
+    is_converged,
+    load_graph,
+    persistent_volume,
+    small_graph,
+)
+from e2e.metrics_access import sample_sum
+from e2e.operator_image import operator_image_tar  # noqa: F401 (fixture)
+from e2e.real_node import RealNodeCluster, real_node_fixture  # noqa: F401 (fixture)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
+
+RELEASE = "dynamo-operator"
+SYSTEM = "dynamo-system"
+SAMPLE = ROOT / "examples" / "vllm-disagg.yaml"
+SERVICE_MONITOR_CRD = ROOT / "hack" / "control-plane" / "servicemonitor-crd.sh"
+CONVERGE = 240.0
+OPERATOR_LABELS = "app.kubernetes.io/name=dynamo-operator"
+
+
+@dataclass
+class Installed:
+    """The cluster after `helm install` of both charts, with what the tests share."""
+
+    node: RealNodeCluster
+    admin: AdminClient
+    image_values: list[str]
+    install_to_ready: float
+    sample_namespace: str = ""
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    def helm(self, *arguments: str) -> str:
+        return run_helm(*arguments, f"--kubeconfig={self.node.kubeconfig}")
+
+    def operator_pods(self, namespace: str = SYSTEM) -> list[dict[str, Any]]:
+        path = f"/api/v1/namespaces/{namespace}/pods?labelSelector={OPERATOR_LABELS}"
+        pods: list[dict[str, Any]] = self.admin.get(path)["items"]
+        return [p for p in pods if not p["metadata"].get("deletionTimestamp")]
+
+    def ready_operator(self, namespace: str = SYSTEM, *, not_uid: str = "") -> dict[str, Any]:
+        """The one operator Pod of the release in `namespace`, once Ready (and not `not_uid`)."""
+
+        def ready() -> dict[str, Any] | None:
+            pods = self.operator_pods(namespace)
+            if len(pods) != 1 or pods[0]["metadata"]["uid"] == not_uid:
+                return None
+            return pods[0] if _condition(pods[0], "Ready") == "True" else None
+
+        return wait_for(f"one Ready operator Pod in {namespace}", ready, timeout=CONVERGE)
+
+    def get(self, path: str) -> dict[str, Any] | None:
+        try:
+            return self.admin.get(path)
+        except ApiError as error:
+            if error.status == 404:
+                return None
+            raise
+
+    def graph(self, namespace: str, name: str) -> dict[str, Any] | None:
+        return self.get(GRAPH.object_path(namespace, name))
+
+    def converged(self, namespace: str, name: str) -> dict[str, Any]:
+        def probe() -> dict[str, Any] | None:
+            graph = self.graph(namespace, name)
+            return graph if graph is not None and is_converged(graph) else None
+
+        return wait_for(f"DGD {namespace}/{name} successful", probe, timeout=CONVERGE)
+
+    def token(self, namespace: str, account: str) -> str:
+        path = f"/api/v1/namespaces/{namespace}/serviceaccounts/{account}/token"
+        request = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}}
+        return str(self.admin.create(path, request)["status"]["token"])
+
+
+@pytest.fixture(scope="module")
+def installed(
+    real_node: RealNodeCluster,
+    operator_image_tar: Path,  # noqa: F811 (fixture)
+) -> Installed:
+    return install(real_node, operator_image_tar)
+
+
+def install(real_node: RealNodeCluster, image: Path) -> Installed:
+    """Both charts installed as a user does, with the operator image imported into the node."""
+    admin = real_node.cluster.admin_client()
+    real_node.import_image(image)
+    crd = subprocess.run(
+        [str(SERVICE_MONITOR_CRD)], capture_output=True, text=True, check=False, timeout=600
+    )
+    assert crd.returncode == 0, crd.stderr
+    admin.create_yaml(
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        Path(crd.stdout.strip().splitlines()[-1]).read_text(),
+    )
+    image_values = [
+        "--set=controllerManager.manager.image.repository=localhost/dynamo-operator",
+        "--set=controllerManager.manager.image.tag=dev",
+        "--set=controllerManager.manager.image.pullPolicy=Never",
+        "--set-string=controllerManager.nodeSelector.kubernetes\\.io/hostname="
+        + real_node.node_name,
+        "--set-json=controllerManager.tolerations="
+        + json.dumps(real_node.pod_placement()["tolerations"]),
+    ]
+    started = time.monotonic()
+    run_helm(
+        "install", "dynamo-operator-crds", str(CRD_CHART), "--namespace=default",
+        f"--kubeconfig={real_node.kubeconfig}",
+    )  # fmt: skip
+    run_helm(
+        "install", RELEASE, str(OPERATOR_CHART), f"--namespace={SYSTEM}", "--create-namespace",
+        *image_values, f"--kubeconfig={real_node.kubeconfig}",
+    )  # fmt: skip
+    install = Installed(real_node, admin, image_values, 0.0)
+    install.ready_operator()
+    install.install_to_ready = time.monotonic() - started
+    # Ready is not yet reachable: the Service's endpoint reaches kube-proxy's rules and the
+    # injected CA reaches the API server's webhook client a moment later (as for any webhook).
+    install.facts["install_to_admission"] = _admission_works(install) - started
+    print(
+        f"\ninstall to Ready: {install.install_to_ready:.1f}s, "
+        f"to admission through the Service: {install.facts['install_to_admission']:.1f}s"
+    )
+    return install
+
+
+# -- the tests, in a user's order -----------------------------------------------------------------
+
+
+def test_the_operator_runs_in_a_ready_pod_on_the_real_node_through_its_probes(
+    installed: Installed, record_property: Any
+) -> None:
+    record_property("install_to_ready_seconds", round(installed.install_to_ready, 1))
+    [pod] = installed.operator_pods()
+    assert pod["spec"]["nodeName"] == installed.node.node_name
+    [manager] = [c for c in pod["spec"]["containers"] if c["name"] == "manager"]
+    assert manager["image"] == "localhost/dynamo-operator:dev"
+    assert manager["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert manager["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert manager["securityContext"]["readOnlyRootFilesystem"] is True
+    [status] = [s for s in pod["status"]["containerStatuses"] if s["name"] == "manager"]
+    # Ready through the kubelet's probe of /readyz, never restarted (no liveness kill, no crash).
+    assert status["ready"] is True
+    assert status["restartCount"] == 0
+    assert "running" in status["state"]
+    # Prometheus-operator's API is served here, so the chart asked it to scrape the operator.
+    monitor = installed.get(
+        f"/apis/monitoring.coreos.com/v1/namespaces/{SYSTEM}/servicemonitors/{RELEASE}-operator"
+    )
+    assert monitor is not None
+    assert monitor["spec"]["endpoints"][0]["scheme"] == "https"
+    # It reached the API server with its ServiceAccount token: it logged in and took the lead.
+    lease = installed.get(
+        f"/apis/coordination.k8s.io/v1/namespaces/{SYSTEM}/leases/dynamo.nvidia.com"
+    )
+    assert lease is not None
+    assert lease["spec"]["holderIdentity"].startswith(pod["metadata"]["name"])
+
+
+def test_the_sample_graph_is_reconciled_with_its_workloads_on_kwok_nodes(
+    installed: Installed,
+) -> None:
+    namespace = installed.node.create_namespace("sample")
+    installed.sample_namespace = namespace
+    graph = load_graph(SAMPLE)
+    # The sample mounts a claim; the cluster has no provisioner, so a volume waits for it.
+    installed.admin.create(
+        "/api/v1/persistentvolumes",
+        persistent_volume(f"{namespace}-model-cache", namespace, "model-cache"),
+    )
+    installed.admin.create(GRAPH.collection_path(namespace), graph)
+
+    converged = installed.converged(namespace, graph["metadata"]["name"])
+
+    components = installed.admin.get(COMPONENT.collection_path(namespace))["items"]
+    assert len(components) == len(converged["spec"]["services"])
+    pods = installed.admin.get(f"/api/v1/namespaces/{namespace}/pods")["items"]
+    assert pods, "the graph's workloads have no Pods"
+    assert all(p["spec"]["nodeName"].startswith("kwok-") for p in pods), [
+        (p["metadata"]["name"], p["spec"].get("nodeName")) for p in pods
+    ]
+
+
+def test_an_invalid_graph_is_denied_through_the_webhook_service(installed: Installed) -> None:
+    configuration = installed.admin.get(
+        "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/"
+        f"{RELEASE}-validating"
+    )
+    for webhook in configuration["webhooks"]:
+        service = webhook["clientConfig"]["service"]
+        assert (service["namespace"], service["name"]) == (
+            SYSTEM,
+            "dynamo-operator-webhook-service",
+        )
+        assert webhook["clientConfig"].get("caBundle"), "the operator did not inject its CA"
+    namespace = installed.sample_namespace or installed.node.create_namespace("denied")
+    invalid = _invalid_graph("no-host")
+
+    with pytest.raises(ApiError) as denied:
+        installed.admin.create(GRAPH.collection_path(namespace), invalid)
+
+    assert denied.value.status in (400, 403, 422), denied.value
+    assert "denied the request" in denied.value.body
+    assert "spec.services.Frontend.ingress" in denied.value.body
+    assert installed.graph(namespace, "no-host") is None
+
+
+def test_metrics_need_an_authorised_token_over_https_through_the_metrics_service(
+    installed: Installed,
+) -> None:
+    address = _metrics_address(installed, SYSTEM)
+    namespace = installed.node.create_namespace("scrapers")
+    for account in ("prometheus", "stranger"):
+        installed.admin.create(
+            f"/api/v1/namespaces/{namespace}/serviceaccounts", {"metadata": {"name": account}}
+        )
+    installed.admin.create(
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+        {
+            "metadata": {"name": f"{namespace}-metrics"},
+            "roleRef": {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "ClusterRole",
+                "name": f"{RELEASE}-metrics-reader",
+            },
+            "subjects": [{"kind": "ServiceAccount", "name": "prometheus", "namespace": namespace}],
+        },
+    )
+
+    assert _scrape(address, None)[0] == 401
+    assert _scrape(address, installed.token(namespace, "stranger"))[0] == 403
+    status, body = _scrape(address, installed.token(namespace, "prometheus"))
+    assert status == 200, body
+    assert sample_sum(body, "controller_runtime_reconcile_total") > 0
+
+
+def test_helm_upgrade_rolls_the_operator_and_leaves_every_workload_alone(
+    installed: Installed,
+) -> None:
+    namespace = installed.sample_namespace
+    assert namespace, "needs the sample graph"
+    before_pod = installed.ready_operator()
+    before = _workloads(installed, namespace)
+
+    installed.helm(
+        "upgrade", RELEASE, str(OPERATOR_CHART), f"--namespace={SYSTEM}", "--reuse-values",
+        "--set=controllerManager.manager.logLevel=debug",
+    )  # fmt: skip
+    after_pod = installed.ready_operator(not_uid=before_pod["metadata"]["uid"])
+    [manager] = [c for c in after_pod["spec"]["containers"] if c["name"] == "manager"]
+    assert {"name": "LOG_LEVEL", "value": "debug"} in manager["env"]
+    # The new operator has listed everything and worked through its queues: whatever it would
+    # change, it has changed by now.
+    _settled(installed)
+
+    assert _workloads(installed, namespace) == before
+
+
+def test_a_restricted_release_manages_its_namespace_with_a_namespaced_role(
+    installed: Installed,
+) -> None:
+    team = installed.node.create_namespace("team")
+    installed.helm(
+        "install", "team-operator", str(OPERATOR_CHART), f"--namespace={team}",
+        "--set=namespaceRestriction.enabled=true", *installed.image_values,
+    )  # fmt: skip
+    restricted = installed.ready_operator(team)
+    manifest = list(
+        yaml.safe_load_all(
+            installed.helm("get", "manifest", "team-operator", f"--namespace={team}")
+        )
+    )
+    cluster_roles = [d for d in manifest if d and d["kind"] == "ClusterRole"]
+    roles = [d for d in manifest if d and d["kind"] == "Role"]
+    # The graph rules are namespaced; the only cluster-scoped rules are the documented ones
+    # (metrics authentication and reading, CA injection into this release's configuration).
+    assert any(
+        "dynamographdeployments" in rule.get("resources", ())
+        for role in roles
+        for rule in role["rules"]
+    )
+    assert not any(
+        "dynamographdeployments" in rule.get("resources", ())
+        for role in cluster_roles
+        for rule in role["rules"]
+    )
+    installed.admin.create(GRAPH.collection_path(team), small_graph("team-graph"))
+
+    installed.converged(team, "team-graph")
+
+    marker = installed.get(
+        f"/apis/coordination.k8s.io/v1/namespaces/{team}/leases/dynamo-operator-namespace-scope"
+    )
+    assert marker is not None
+    events = installed.admin.get(
+        f"/api/v1/namespaces/{team}/events?fieldSelector=involvedObject.name=team-graph"
+    )["items"]
+    reporters = {e.get("reportingInstance") for e in events}
+    assert reporters == {restricted["metadata"]["name"]}, reporters
+
+
+def test_helm_uninstall_leaves_the_crds_and_the_graphs_and_nothing_else(
+    installed: Installed,
+) -> None:
+    namespace = installed.sample_namespace
+    assert namespace, "needs the sample graph"
+    [graph] = installed.admin.get(GRAPH.collection_path(namespace))["items"]
+    before = _workloads(installed, namespace)
+    teams = [
+        release
+        for release in json.loads(installed.helm("list", "--all-namespaces", "--output=json"))
+        if release["name"] == "team-operator"
+    ]
+
+    for release in teams:
+        installed.helm("uninstall", "team-operator", f"--namespace={release['namespace']}")
+    installed.helm("uninstall", RELEASE, f"--namespace={SYSTEM}", "--wait")
+    installed.helm("uninstall", "dynamo-operator-crds", "--namespace=default")
+
+    for name in ("dynamographdeployments", "dynamocomponentdeployments", "dynamomodels"):
+        assert installed.get(
+            f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}.nvidia.com"
+        ), f"{name} CRD removed"
+    assert installed.graph(namespace, graph["metadata"]["name"]) is not None
+    assert _workloads(installed, namespace).keys() == before.keys()
+    wait_for("the operator Pods gone", lambda: not installed.operator_pods(), timeout=CONVERGE)
+    # What the operators created for themselves goes with their ServiceAccounts (garbage
+    # collection); a restricted operator deletes its namespace marker when it stops.
+    namespaces = [SYSTEM, *(release["namespace"] for release in teams)]
+    owned = [
+        *(f"/api/v1/namespaces/{ns}/secrets/webhook-server-cert" for ns in namespaces),
+        f"/apis/coordination.k8s.io/v1/namespaces/{SYSTEM}/leases/dynamo.nvidia.com",
+        *(
+            f"/apis/coordination.k8s.io/v1/namespaces/{release['namespace']}/leases/"
+            "dynamo-operator-namespace-scope"
+            for release in teams
+        ),
+    ]
+    wait_for(
+        "the operators' own Secrets and Leases collected",
+        lambda: [path for path in owned if installed.get(path) is not None] == [],
+        timeout=CONVERGE,
+    )
+    leftovers = {
+        f"{kind} {name}"
+        for kind, path in _RELEASE_KINDS.items()
+        for name in _names(
+            installed, path, f"app.kubernetes.io/instance in ({RELEASE},team-operator)"
+        )
+    }
+    assert not leftovers
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+_RELEASE_KINDS = {
+    "Deployment": f"/apis/apps/v1/namespaces/{SYSTEM}/deployments",
+    "Service": f"/api/v1/namespaces/{SYSTEM}/services",
+    "ServiceAccount": f"/api/v1/namespaces/{SYSTEM}/serviceaccounts",
+    "ConfigMap": f"/api/v1/namespaces/{SYSTEM}/configmaps",
+    "ClusterRole": "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+    "ClusterRoleBinding": "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+    "ValidatingWebhookConfiguration": (
+        "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations"
+    ),
+}
+
+
+def _invalid_graph(name: str) -> dict[str, Any]:
+    """A graph the CRD schema accepts and the webhook denies: an Ingress without a host."""
+    graph = small_graph(name)
+    graph["spec"]["services"]["Frontend"]["ingress"] = {"enabled": True}
+    return graph
+
+
+def _admission_works(installed: Installed) -> float:
+    """When a dry-run create of an invalid graph is first denied by the operator's webhook."""
+    invalid = _invalid_graph("dry-run")
+    path = GRAPH.collection_path("default") + "?dryRun=All"
+
+    def denied() -> float | str:
+        try:
+            installed.admin.create(path, invalid)
+        except ApiError as error:
+            # Until then: the API server's call fails (no route, unknown authority), as a 500.
+            return time.monotonic() if "denied the request" in error.body else error.body[150:700]
+        raise AssertionError("an invalid graph was admitted")
+
+    last: list[str] = []
+
+    def answered() -> float | None:
+        outcome = denied()
+        if isinstance(outcome, str):
+            last[:] = [outcome]
+            return None
+        return outcome
+
+    try:
+        return wait_for("admission through the webhook Service", answered, timeout=CONVERGE)
+    except TimeoutError as error:
+        raise AssertionError(f"no admission through the webhook Service: {last}") from error
+
+
+def _names(installed: Installed, path: str, selector: str) -> list[str]:
+    items = installed.admin.get(f"{path}?labelSelector={urllib.parse.quote(selector)}")["items"]
+    return [item["metadata"]["name"] for item in items]
+
+
+def _condition(obj: dict[str, Any], kind: str) -> str | None:
+    for condition in (obj.get("status") or {}).get("conditions") or ():
+        if condition["type"] == kind:
+            return str(condition["status"])
+    return None
+
+
+def _workloads(installed: Installed, namespace: str) -> dict[str, str]:
+    """Every object the graph made (and the graph), by kind and name: its resourceVersion."""
+    paths = [
+        GRAPH.collection_path(namespace),
+        COMPONENT.collection_path(namespace),
+        f"/apis/apps/v1/namespaces/{namespace}/deployments",
+        f"/api/v1/namespaces/{namespace}/services",
+        f"/api/v1/namespaces/{namespace}/persistentvolumeclaims",
+        f"/api/v1/namespaces/{namespace}/serviceaccounts",
+        f"/apis/leaderworkerset.x-k8s.io/v1/namespaces/{namespace}/leaderworkersets",
+    ]
+    versions: dict[str, str] = {}
+    for path in paths:
+        for item in installed.admin.get(path)["items"]:
+            key = f"{item.get('kind') or path.rsplit('/', 1)[-1]}/{item['metadata']['name']}"
+            versions[key] = item["metadata"]["resourceVersion"]
+    return versions
+
+
+def _metrics_address(installed: Installed, namespace: str) -> str:
+    service = installed.admin.get(
+        f"/api/v1/namespaces/{namespace}/services/{RELEASE}-metrics-service"
+    )
+    return f"{service['spec']['clusterIP']}:{service['spec']['ports'][0]['port']}"
+
+
+def _scrape(address: str, token: str | None) -> tuple[int, str]:
+    """GET https://<ClusterIP>/metrics from the host, through kube-proxy's rules (the certificate
+    is self-signed: not verified, as a ServiceMonitor with insecureSkipVerify)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    request = urllib.request.Request(f"https://{address}/metrics")
+    if token is not None:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=10, context=context) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+    except (urllib.error.URLError, OSError) as error:  # no endpoint (yet): kube-proxy refuses
+        return 0, str(error)
+
+
+def _settled(installed: Installed) -> None:
+    """Wait until the operator has reconciled graphs and components and its queues are empty."""
+    namespace = installed.node.create_namespace("settle")
+    installed.admin.create(
+        f"/api/v1/namespaces/{namespace}/serviceaccounts", {"metadata": {"name": "reader"}}
+    )
+    installed.admin.create(
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+        {
+            "metadata": {"name": f"{namespace}-metrics"},
+            "roleRef": {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "ClusterRole",
+                "name": f"{RELEASE}-metrics-reader",
+            },
+            "subjects": [{"kind": "ServiceAccount", "name": "reader", "namespace": namespace}],
+        },
+    )
+    token = installed.token(namespace, "reader")
+    address = _metrics_address(installed, SYSTEM)
+
+    def settled() -> bool:
+        status, body = _scrape(address, token)
+        if status != 200:
+            return False
+        done = all(
+            sample_sum(body, "controller_runtime_reconcile_total", controller=controller) > 0
+            for controller in ("dynamographdeployment", "dynamocomponentdeployment")
+        )
+        return done and sample_sum(body, "workqueue_depth") == 0
+
+    wait_for("the upgraded operator settled", settled, timeout=CONVERGE, interval=1.0)
