@@ -344,6 +344,22 @@ def chart_arguments(objects: list[dict[str, Any]], webhook_port: int) -> list[st
     return [*kept, f"--webhook-port={webhook_port}"]
 
 
+def chart_environment(objects: list[dict[str, Any]], namespace: str) -> dict[str, str]:
+    """The container's environment as the kubelet gives it (downward API fields resolved)."""
+    pod_spec = chart.one(objects, "Deployment")["spec"]["template"]["spec"]
+    fields = {
+        "metadata.namespace": namespace,
+        "spec.serviceAccountName": pod_spec["serviceAccountName"],
+    }
+    environment = {}
+    for variable in chart.manager_container(objects).get("env") or ():
+        if "value" in variable:
+            environment[variable["name"]] = str(variable["value"])
+        else:
+            environment[variable["name"]] = fields[variable["valueFrom"]["fieldRef"]["fieldPath"]]
+    return environment
+
+
 @contextlib.contextmanager
 def operator_as_the_chart_runs_it(
     cluster: LocalCluster,
@@ -357,7 +373,7 @@ def operator_as_the_chart_runs_it(
         log_dir,
         *chart_arguments(objects, free_port()),
         name="audited",
-        env={"POD_NAMESPACE": namespace},
+        env=chart_environment(objects, namespace),
     )
     try:
         process.wait_ready(120)

@@ -55,6 +55,7 @@ from manager.kinds import (
     POD,
     SECRET,
     SERVICE,
+    SERVICE_ACCOUNT,
 )
 from manager.leaderelection import LeaderElector
 from manager.leaderelection.marker import LeaseMarkerLostError
@@ -75,6 +76,7 @@ from manager.predicate import (
     Predicate,
     or_,
 )
+from manager.process_owner import ProcessOwner
 from manager.reconcilers.component_deployment import (
     ComponentDeploymentReconciler,
     ComponentKinds,
@@ -134,6 +136,11 @@ class _Operator:
 
     def __init__(self, options: RunOptions, identity: Identity, rest: RestClient) -> None:
         self.options = options
+        self.owner = (
+            ProcessOwner(rest, SERVICE_ACCOUNT, options.operator_namespace, options.service_account)
+            if options.service_account
+            else None
+        )
         self.kinds = KindRegistry()
         discovery = Discovery(rest, self.kinds)
         self.cache = Cache(rest, namespace=options.restricted_namespace)
@@ -222,6 +229,7 @@ class _Operator:
             identity,
             name=self.options.leader_election_id,
             namespace=self.options.leader_election_namespace,
+            owner=self.owner,
         )
 
     def _webhook_server(self, rest: RestClient) -> WebhookServer:
@@ -238,6 +246,7 @@ class _Operator:
                     dns_names=_service_dns_names(WEBHOOK_SERVICE, self.options.operator_namespace)
                 ),
                 api=rest,
+                owner=self.owner,
             )
         )
         server = WebhookServer(

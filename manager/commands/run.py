@@ -59,6 +59,9 @@ class RunOptions:
     max_concurrent_reconciles: int
     settings: OperatorSettings
     operator_namespace: str
+    service_account: str | None
+    """The Pod's ServiceAccount (env POD_SERVICE_ACCOUNT): owner of the Lease and the
+    certificate Secret the operator creates for itself, so `helm uninstall` removes them."""
     log_level: str
 
 
@@ -71,7 +74,8 @@ def register(
         description=(
             "Run the operator. Environment: LOG_LEVEL (debug|info|warning|error, default info), "
             "DYNAMO_SYSTEM_NAMESPACE (the operator's namespace when neither the service-account "
-            "namespace file nor POD_NAMESPACE says, default dynamo), KUBECONFIG (used outside a "
+            "namespace file nor POD_NAMESPACE says, default dynamo), POD_SERVICE_ACCOUNT (owns the "
+            "Lease and certificate Secret the operator creates), KUBECONFIG (used outside a "
             "cluster)."
         ),
     )
@@ -256,6 +260,7 @@ def options_from_arguments(
         max_concurrent_reconciles=args.max_concurrent_reconciles,
         settings=operator_settings_from_arguments(args, frozenset()),
         operator_namespace=operator_namespace,
+        service_account=env.get("POD_SERVICE_ACCOUNT") or None,
         log_level=log_level,
     )
 

@@ -27,6 +27,7 @@ from manager.clock import Clock, RealClock
 from manager.identity import Identity
 from manager.kinds import LEASE
 from manager.leaderelection.record import LeaseRecord, format_micro_time
+from manager.process_owner import ProcessOwner
 
 __all__ = ["LEADER_STATUS", "LeaderElector", "default_holder_identity"]
 
@@ -65,6 +66,7 @@ class LeaderElector:
         renew_deadline: float = 10.0,
         retry_period: float = 2.0,
         clock: Clock | None = None,
+        owner: ProcessOwner | None = None,
     ) -> None:
         if not lease_duration > renew_deadline > JITTER_FACTOR * retry_period > 0:
             raise ValueError("need lease_duration > renew_deadline > 1.2 * retry_period > 0")
@@ -77,6 +79,7 @@ class LeaderElector:
         self.renew_deadline = renew_deadline
         self.retry_period = retry_period
         self._clock = clock or RealClock()
+        self._owner = owner
         self._is_leader = False
         self._observed: LeaseRecord | None = None
         self._observed_at = 0.0
@@ -184,10 +187,14 @@ class LeaderElector:
 
     async def _create(self) -> bool:
         record = LeaseRecord(self.holder_identity, self._lease_seconds, self._now(), self._now(), 0)
+        metadata: dict[str, Any] = {"name": self.name, "namespace": self.namespace}
+        owner = await self._owner.reference(self.namespace) if self._owner else None
+        if owner is not None:  # garbage-collected with the installation
+            metadata["ownerReferences"] = [owner]
         lease = {
             "apiVersion": LEASE.api_version,
             "kind": LEASE.kind,
-            "metadata": {"name": self.name, "namespace": self.namespace},
+            "metadata": metadata,
             "spec": record.to_spec(),
         }
         try:

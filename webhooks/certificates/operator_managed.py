@@ -35,6 +35,7 @@ from manager.client.errors import AlreadyExists, Conflict, KubeError, NotFound
 from manager.client.rest import RestClient
 from manager.clock import RealClock
 from manager.kinds import SECRET
+from manager.process_owner import ProcessOwner
 from webhooks.certificates.rotation import CertificatePolicy, ManagedCertificates, plan_certificates
 from webhooks.certificates.tls import ReloadableServerTLS
 from webhooks.errors import SecretOwnedElsewhereError
@@ -74,6 +75,7 @@ class OperatorManagedCertificates:
         field_manager: str = FIELD_MANAGER,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         backoff: Backoff | None = None,
+        owner: ProcessOwner | None = None,
     ) -> None:
         self.namespace = namespace
         self.policy = policy
@@ -83,6 +85,7 @@ class OperatorManagedCertificates:
         self._field_manager = field_manager
         self._clock = clock
         self._backoff = backoff or Backoff(RealClock())
+        self._owner = owner
         self._left_to_cainjector: set[str] = set()
         self._ca_bundle: str | None = None
         """The base64 CA bundle of the last pass: what every labelled configuration gets."""
@@ -193,10 +196,14 @@ class OperatorManagedCertificates:
     ) -> None:
         data = planned.to_secret_data()
         if existing is None:
+            metadata: dict[str, Any] = {"name": self.secret_name, "namespace": self.namespace}
+            owner = await self._owner.reference(self.namespace) if self._owner else None
+            if owner is not None:  # garbage-collected with the installation
+                metadata["ownerReferences"] = [owner]
             body = {
                 "apiVersion": "v1",
                 "kind": "Secret",
-                "metadata": {"name": self.secret_name, "namespace": self.namespace},
+                "metadata": metadata,
                 "type": "kubernetes.io/tls",
                 "data": data,
             }
