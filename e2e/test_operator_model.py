@@ -266,11 +266,13 @@ async def test_a_new_worker_gets_the_adapter(cluster: Cluster, network: WorkerNe
     await cluster.ready("math", 2, 2)
     assert first.received("POST") == [load_call()]
     assert second.received("POST") == [load_call()]
-    [event] = [
-        event
-        for event in await cluster.events("math", "LoRALoaded")
-        if second.address in event["message"]
-    ]
+
+    async def loaded_on_second() -> list[dict[str, Any]]:
+        events = await cluster.events("math", "LoRALoaded")
+        return [event for event in events if second.address in event["message"]]
+
+    # Events are written beside the status, not before it: wait for the one naming the worker.
+    [event] = await eventually("a LoRALoaded Event naming the new worker", loaded_on_second)
     assert first.address not in event["message"]
 
 
