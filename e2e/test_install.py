@@ -367,11 +367,18 @@ def test_helm_uninstall_leaves_the_crds_and_the_graphs_and_nothing_else(
             for release in teams
         ),
     ]
-    wait_for(
-        "the operators' own Secrets and Leases collected",
-        lambda: [path for path in owned if installed.get(path) is not None] == [],
-        timeout=CONVERGE,
-    )
+    remaining: list[dict[str, Any]] = []
+
+    def collected() -> bool:
+        remaining[:] = [found for path in owned if (found := installed.get(path)) is not None]
+        return not remaining
+
+    try:
+        wait_for("the operators' own Secrets and Leases collected", collected, timeout=60)
+    except TimeoutError as error:
+        left = [(o["kind"], o["metadata"]["namespace"], o["metadata"]["name"]) for o in remaining]
+        owners = [o["metadata"].get("ownerReferences") for o in remaining]
+        raise AssertionError(f"left after uninstall: {left}; their owners: {owners}") from error
     leftovers = {
         f"{kind} {name}"
         for kind, path in _RELEASE_KINDS.items()

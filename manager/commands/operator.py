@@ -169,6 +169,7 @@ class _Operator:
                     operator_version=options.operator_version,
                     duration=options.namespace_scope_lease_duration,
                     renew_interval=options.namespace_scope_lease_renew_interval,
+                    owner=self.owner,
                 )
             )
         served = ServedApis(discovery, OPTIONAL_API_GROUP_VERSIONS.values())

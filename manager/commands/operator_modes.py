@@ -25,6 +25,7 @@ from manager.identity import Identity
 from manager.kinds import ResourceKind
 from manager.leaderelection.marker import LeaseMarker
 from manager.namespace_claims import NamespaceClaims
+from manager.process_owner import ProcessOwner
 
 __all__ = [
     "MARKER_LEASE_NAME",
@@ -44,6 +45,7 @@ def namespace_marker(
     operator_version: str,
     duration: float,
     renew_interval: float,
+    owner: ProcessOwner | None = None,
 ) -> LeaseMarker:
     return LeaseMarker(
         api,
@@ -53,6 +55,7 @@ def namespace_marker(
         holder_identity=f"namespace-restricted-operator-{operator_version}",
         duration=duration,
         renew_interval=renew_interval,
+        owner=owner,
     )
 
 

@@ -83,7 +83,9 @@ class LeaderElector:
         self._is_leader = False
         self._observed: LeaseRecord | None = None
         self._observed_at = 0.0
-        self._resource_version: str | None = None
+        self._metadata: dict[str, Any] = {}
+        """The lease's metadata as last read or written (without managedFields): a PUT carries it
+        back, so owner references, labels and annotations others set on the Lease survive."""
         LEADER_STATUS.labels(name).set(0)
 
     @property
@@ -157,7 +159,8 @@ class LeaderElector:
         current = LeaseRecord.from_lease(lease)
         if current.holder_identity != self.holder_identity:
             return False
-        self._observed, self._resource_version = current, lease["metadata"].get("resourceVersion")
+        self._observed = current
+        self._keep_metadata(lease)
         return True
 
     async def _try_acquire_or_renew(self) -> bool:
@@ -169,7 +172,7 @@ class LeaderElector:
             log.info("reading leader lease failed", lease=self._lease_name, err=str(error))
             return False
         current = LeaseRecord.from_lease(lease)
-        self._resource_version = lease["metadata"].get("resourceVersion")
+        self._keep_metadata(lease)
         if current != self._observed:
             self._observed, self._observed_at = current, self._clock.now()
         held_by_other = current.holder_identity not in ("", self.holder_identity)
@@ -208,11 +211,7 @@ class LeaderElector:
         lease = {
             "apiVersion": LEASE.api_version,
             "kind": LEASE.kind,
-            "metadata": {
-                "name": self.name,
-                "namespace": self.namespace,
-                "resourceVersion": self._resource_version,
-            },
+            "metadata": {**self._metadata, "name": self.name, "namespace": self.namespace},
             "spec": record.to_spec(),
         }
         updated = await self._rest.replace(LEASE, lease, field_manager=self._field_manager)
@@ -220,7 +219,10 @@ class LeaderElector:
 
     def _remember(self, record: LeaseRecord, lease: dict[str, Any]) -> None:
         self._observed, self._observed_at = record, self._clock.now()
-        self._resource_version = lease["metadata"].get("resourceVersion")
+        self._keep_metadata(lease)
+
+    def _keep_metadata(self, lease: dict[str, Any]) -> None:
+        self._metadata = {k: v for k, v in lease["metadata"].items() if k != "managedFields"}
 
     def _set_leader(self, leader: bool) -> None:
         self._is_leader = leader

@@ -32,6 +32,7 @@ from manager.identity import Identity
 from manager.kinds import LEASE
 from manager.leaderelection.record import format_micro_time
 from manager.logging import get_logger
+from manager.process_owner import ProcessOwner
 
 __all__ = ["LeaseMarker", "LeaseMarkerLostError"]
 
@@ -59,6 +60,7 @@ class LeaseMarker:
         duration: float,
         renew_interval: float,
         clock: Clock | None = None,
+        owner: ProcessOwner | None = None,
     ) -> None:
         if duration <= 0 or renew_interval <= 0 or renew_interval >= duration:
             raise ValueError("the renew interval must be positive and shorter than the duration")
@@ -70,6 +72,7 @@ class LeaseMarker:
         self.duration = duration
         self.renew_interval = renew_interval
         self._clock = clock or RealClock()
+        self._owner = owner
         self._acquired = format_micro_time(datetime.now(UTC))
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
@@ -90,10 +93,14 @@ class LeaseMarker:
     async def renew(self) -> None:
         """Write the Lease as live from now (creating it when it is missing)."""
         now = format_micro_time(datetime.now(UTC))
+        metadata: dict[str, Any] = {"name": self.name, "namespace": self.namespace}
+        owner = await self._owner.reference(self.namespace) if self._owner else None
+        if owner is not None:  # collected with the installation, also if a stop cannot delete it
+            metadata["ownerReferences"] = [owner]
         lease = {
             "apiVersion": LEASE.api_version,
             "kind": LEASE.kind,
-            "metadata": {"name": self.name, "namespace": self.namespace},
+            "metadata": metadata,
             "spec": {
                 "holderIdentity": self.holder_identity,
                 "leaseDurationSeconds": max(1, round(self.duration)),
