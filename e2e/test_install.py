@@ -258,7 +258,9 @@ def test_metrics_need_an_authorised_token_over_https_through_the_metrics_service
         },
     )
 
-    assert _scrape(address, None)[0] == 401
+    # Like the webhook Service's, its endpoint reaches kube-proxy's rules a moment after Ready.
+    status = wait_for("the metrics Service answering", lambda: _scrape(address, None)[0] or None)
+    assert status == 401
     assert _scrape(address, installed.token(namespace, "stranger"))[0] == 403
     status, body = _scrape(address, installed.token(namespace, "prometheus"))
     assert status == 200, body
@@ -296,6 +298,7 @@ def test_a_restricted_release_manages_its_namespace_with_a_namespaced_role(
         "--set=namespaceRestriction.enabled=true", *installed.image_values,
     )  # fmt: skip
     restricted = installed.ready_operator(team)
+    _admission_works(installed, team)  # its own webhook configuration, for this namespace only
     manifest = list(
         yaml.safe_load_all(
             installed.helm("get", "manifest", "team-operator", f"--namespace={team}")
@@ -412,10 +415,10 @@ def _invalid_graph(name: str) -> dict[str, Any]:
     return graph
 
 
-def _admission_works(installed: Installed) -> float:
-    """When a dry-run create of an invalid graph is first denied by the operator's webhook."""
+def _admission_works(installed: Installed, namespace: str = "default") -> float:
+    """When a dry-run create of an invalid graph in `namespace` is first denied by the webhook."""
     invalid = _invalid_graph("dry-run")
-    path = GRAPH.collection_path("default") + "?dryRun=All"
+    path = GRAPH.collection_path(namespace) + "?dryRun=All"
 
     def denied() -> float | str:
         try:

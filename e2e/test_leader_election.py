@@ -11,8 +11,9 @@ from prometheus_client import REGISTRY
 
 from manager.client import RestClient
 from manager.identity import Identity
-from manager.kinds import LEASE
+from manager.kinds import LEASE, SERVICE_ACCOUNT
 from manager.leaderelection import LeaderElector
+from manager.process_owner import ProcessOwner
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -136,3 +137,43 @@ async def test_a_leader_that_cannot_renew_steps_down_within_the_renew_deadline(
         await first.hold()
     assert not first.is_leader
     assert not second.is_leader
+
+
+async def test_taking_renewing_and_releasing_keep_what_others_set_on_the_lease(
+    api: Any, namespace: str
+) -> None:
+    # The owner (a ServiceAccount, as the chart's operator uses) and a label someone else added.
+    rest = RestClient.for_api(api)
+    account = await rest.create(
+        SERVICE_ACCOUNT,
+        {
+            "apiVersion": "v1",
+            "kind": "ServiceAccount",
+            "metadata": {"name": "operator", "namespace": namespace},
+        },
+        field_manager="e2e",
+    )
+    owner = ProcessOwner(rest, SERVICE_ACCOUNT, namespace, "operator")
+    elector = LeaderElector(
+        api, IDENTITY, name="op", namespace=namespace, holder_identity="a", owner=owner, **TIMINGS
+    )
+    await elector.acquire()  # creates the Lease
+    await rest.json_patch(
+        LEASE,
+        namespace,
+        "op",
+        [{"op": "add", "path": "/metadata/labels", "value": {"team": "platform"}}],
+        field_manager="e2e",
+    )
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(elector.hold)  # renews with PUTs
+        await anyio.sleep(TIMINGS["retry_period"] * 3)
+        tg.cancel_scope.cancel()
+    await elector.release()  # one more PUT
+
+    lease = await rest.get(LEASE, namespace, "op")
+    assert lease["spec"].get("holderIdentity") in (None, "")
+    assert lease["metadata"]["labels"] == {"team": "platform"}
+    [reference] = lease["metadata"]["ownerReferences"]
+    assert (reference["kind"], reference["uid"]) == ("ServiceAccount", account["metadata"]["uid"])

@@ -5,7 +5,8 @@ and knows nothing of Dynamo. Its subpackages (`cache`, `client`, `controller`, `
 `leaderelection`, `metrics`, `workqueue`) each list their own public names; like
 controller-runtime's root package, this one lists what the core's top-level modules offer:
 the manager and its runnables, the controller builder with its handlers and predicates, kinds,
-discovery, owned children, the clock, logging, identity and the HTTP servers.
+discovery, owned children, the owner of the process's own objects, the clock, logging, identity
+and the HTTP servers.
 
 `manager.cli` is the console script's entry point and `manager.commands` and
 `manager.reconcilers` sit above the core, so nothing from them is re-exported here.
@@ -75,6 +76,7 @@ if _TYPE_CHECKING:
         not_,
         or_,
     )
+    from manager.process_owner import ProcessOwner
 
 __all__ = [
     "BUILT_IN_KINDS",
@@ -119,6 +121,7 @@ __all__ = [
     "Mapper",
     "NamespaceClaims",
     "Predicate",
+    "ProcessOwner",
     "RealClock",
     "RequiredKinds",
     "ResourceKind",
@@ -188,6 +191,7 @@ __getattr__, __dir__ = _lazy_exports(
             "ResourceKind",
         ),
         "manager.lazy": ("lazy_exports",),
+        "manager.process_owner": ("ProcessOwner",),
         "manager.logging": (
             "LOG_LEVELS",
             "configure_logging",
