@@ -28,8 +28,10 @@ CLUSTER_ROLE_BINDING = ResourceKind(
 FIELD_MANAGER = "e2e"
 
 
-def scrape(port: int, token: str | None, *, ca_file: Path | None = None) -> tuple[int, str]:
-    """GET https://127.0.0.1:<port>/metrics with `token`: (status, body); 0 when nothing answered.
+def scrape(
+    port: int, token: str | None, *, ca_file: Path | None = None, host: str = "127.0.0.1"
+) -> tuple[int, str]:
+    """GET https://<host>:<port>/metrics with `token`: (status, body); 0 when nothing answered.
 
     Without `ca_file` the certificate is not verified, as a ServiceMonitor with
     `insecureSkipVerify` scrapes a self-signed endpoint."""
@@ -39,7 +41,7 @@ def scrape(port: int, token: str | None, *, ca_file: Path | None = None) -> tupl
         context.verify_mode = ssl.CERT_NONE
     else:
         context = ssl.create_default_context(cafile=str(ca_file))
-    request = urllib.request.Request(f"https://127.0.0.1:{port}/metrics")
+    request = urllib.request.Request(f"https://{host}:{port}/metrics")
     if token is not None:
         request.add_header("Authorization", f"Bearer {token}")
     try:

@@ -12,12 +12,10 @@ nodes), admission through the webhook Service, metrics over HTTPS through the me
 from __future__ import annotations
 
 import json
-import ssl
 import subprocess
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +34,7 @@ from e2e.graphs import (
     persistent_volume,
     small_graph,
 )
-from e2e.metrics_access import sample_sum
+from e2e.metrics_access import sample_sum, scrape
 from e2e.operator_image import operator_image_tar  # noqa: F401 (fixture)
 from e2e.real_node import RealNodeCluster, real_node_fixture  # noqa: F401 (fixture)
 
@@ -239,7 +237,7 @@ def test_an_invalid_graph_is_denied_through_the_webhook_service(installed: Insta
 def test_metrics_need_an_authorised_token_over_https_through_the_metrics_service(
     installed: Installed,
 ) -> None:
-    address = _metrics_address(installed, SYSTEM)
+    metrics = _metrics_scraper(installed, SYSTEM)
     namespace = installed.node.create_namespace("scrapers")
     for account in ("prometheus", "stranger"):
         installed.admin.create(
@@ -259,10 +257,10 @@ def test_metrics_need_an_authorised_token_over_https_through_the_metrics_service
     )
 
     # Like the webhook Service's, its endpoint reaches kube-proxy's rules a moment after Ready.
-    status = wait_for("the metrics Service answering", lambda: _scrape(address, None)[0] or None)
+    status = wait_for("the metrics Service answering", lambda: metrics(None)[0] or None)
     assert status == 401
-    assert _scrape(address, installed.token(namespace, "stranger"))[0] == 403
-    status, body = _scrape(address, installed.token(namespace, "prometheus"))
+    assert metrics(installed.token(namespace, "stranger"))[0] == 403
+    status, body = metrics(installed.token(namespace, "prometheus"))
     assert status == 200, body
     assert sample_sum(body, "controller_runtime_reconcile_total") > 0
 
@@ -474,29 +472,17 @@ def _workloads(installed: Installed, namespace: str) -> dict[str, str]:
     return versions
 
 
-def _metrics_address(installed: Installed, namespace: str) -> str:
+def _metrics_scraper(
+    installed: Installed, namespace: str
+) -> Callable[[str | None], tuple[int, str]]:
+    """Scrapes of the release's metrics Service at its ClusterIP, from the host through kube-proxy's
+    rules (the certificate is self-signed: not verified, as a ServiceMonitor with
+    insecureSkipVerify)."""
     service = installed.admin.get(
         f"/api/v1/namespaces/{namespace}/services/{RELEASE}-metrics-service"
     )
-    return f"{service['spec']['clusterIP']}:{service['spec']['ports'][0]['port']}"
-
-
-def _scrape(address: str, token: str | None) -> tuple[int, str]:
-    """GET https://<ClusterIP>/metrics from the host, through kube-proxy's rules (the certificate
-    is self-signed: not verified, as a ServiceMonitor with insecureSkipVerify)."""
-    context = ssl.create_default_context()
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE
-    request = urllib.request.Request(f"https://{address}/metrics")
-    if token is not None:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=10, context=context) as response:
-            return response.status, response.read().decode()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode()
-    except (urllib.error.URLError, OSError) as error:  # no endpoint (yet): kube-proxy refuses
-        return 0, str(error)
+    host, port = service["spec"]["clusterIP"], service["spec"]["ports"][0]["port"]
+    return lambda token: scrape(port, token, host=host)
 
 
 def _settled(installed: Installed) -> None:
@@ -518,10 +504,10 @@ def _settled(installed: Installed) -> None:
         },
     )
     token = installed.token(namespace, "reader")
-    address = _metrics_address(installed, SYSTEM)
+    metrics = _metrics_scraper(installed, SYSTEM)
 
     def settled() -> bool:
-        status, body = _scrape(address, token)
+        status, body = metrics(token)
         if status != 200:
             return False
         done = all(
