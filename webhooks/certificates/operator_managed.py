@@ -128,9 +128,12 @@ class OperatorManagedCertificates:
         selector = f"{OPERATOR_NAMESPACE_LABEL}={self.namespace}"
         while True:
             try:
-                _, version = await rest.list_all(
+                listed, version = await rest.list_all(
                     VALIDATING_WEBHOOK_CONFIGURATION, None, label_selector=selector
                 )
+                for configuration in listed:  # any created since the last pass listed them
+                    if self._ca_bundle is not None:
+                        await self._inject_into(rest, configuration, self._ca_bundle)
                 async with rest.watch(
                     VALIDATING_WEBHOOK_CONFIGURATION,
                     None,
