@@ -76,7 +76,7 @@ if _TYPE_CHECKING:
         not_,
         or_,
     )
-    from manager.process_owner import ProcessOwner
+    from manager.process_owner import ProcessOwner, owned_metadata
 
 __all__ = [
     "BUILT_IN_KINDS",
@@ -139,6 +139,7 @@ __all__ = [
     "new_predicate_funcs",
     "not_",
     "or_",
+    "owned_metadata",
     "reconcile_context",
     "sync_children",
 ]
@@ -191,7 +192,7 @@ __getattr__, __dir__ = _lazy_exports(
             "ResourceKind",
         ),
         "manager.lazy": ("lazy_exports",),
-        "manager.process_owner": ("ProcessOwner",),
+        "manager.process_owner": ("ProcessOwner", "owned_metadata"),
         "manager.logging": (
             "LOG_LEVELS",
             "configure_logging",

@@ -18,7 +18,7 @@ from manager.client.errors import KubeError
 from manager.client.rest import RestClient
 from manager.kinds import ResourceKind
 
-__all__ = ["ProcessOwner"]
+__all__ = ["ProcessOwner", "owned_metadata"]
 
 _log = structlog.get_logger("manager.process_owner")
 
@@ -60,3 +60,10 @@ class ProcessOwner:
             "name": self.name,
             "uid": self._uid,
         }
+
+
+async def owned_metadata(owner: ProcessOwner | None, metadata: dict[str, Any]) -> dict[str, Any]:
+    """`metadata` (with its namespace) plus an owner reference to `owner` when the object can
+    have one (see `ProcessOwner.reference`)."""
+    reference = await owner.reference(metadata["namespace"]) if owner is not None else None
+    return metadata if reference is None else {**metadata, "ownerReferences": [reference]}

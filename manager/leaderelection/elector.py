@@ -27,7 +27,7 @@ from manager.clock import Clock, RealClock
 from manager.identity import Identity
 from manager.kinds import LEASE
 from manager.leaderelection.record import LeaseRecord, format_micro_time
-from manager.process_owner import ProcessOwner
+from manager.process_owner import ProcessOwner, owned_metadata
 
 __all__ = ["LEADER_STATUS", "LeaderElector", "default_holder_identity"]
 
@@ -190,10 +190,10 @@ class LeaderElector:
 
     async def _create(self) -> bool:
         record = LeaseRecord(self.holder_identity, self._lease_seconds, self._now(), self._now(), 0)
-        metadata: dict[str, Any] = {"name": self.name, "namespace": self.namespace}
-        owner = await self._owner.reference(self.namespace) if self._owner else None
-        if owner is not None:  # garbage-collected with the installation
-            metadata["ownerReferences"] = [owner]
+        # Owned by the installation, the garbage collector removes it with it.
+        metadata = await owned_metadata(
+            self._owner, {"name": self.name, "namespace": self.namespace}
+        )
         lease = {
             "apiVersion": LEASE.api_version,
             "kind": LEASE.kind,

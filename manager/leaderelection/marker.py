@@ -32,7 +32,7 @@ from manager.identity import Identity
 from manager.kinds import LEASE
 from manager.leaderelection.record import format_micro_time
 from manager.logging import get_logger
-from manager.process_owner import ProcessOwner
+from manager.process_owner import ProcessOwner, owned_metadata
 
 __all__ = ["LeaseMarker", "LeaseMarkerLostError"]
 
@@ -93,10 +93,10 @@ class LeaseMarker:
     async def renew(self) -> None:
         """Write the Lease as live from now (creating it when it is missing)."""
         now = format_micro_time(datetime.now(UTC))
-        metadata: dict[str, Any] = {"name": self.name, "namespace": self.namespace}
-        owner = await self._owner.reference(self.namespace) if self._owner else None
-        if owner is not None:  # collected with the installation, also if a stop cannot delete it
-            metadata["ownerReferences"] = [owner]
+        # Owned by the installation: collected with it, also if a stop cannot delete it.
+        metadata = await owned_metadata(
+            self._owner, {"name": self.name, "namespace": self.namespace}
+        )
         lease = {
             "apiVersion": LEASE.api_version,
             "kind": LEASE.kind,

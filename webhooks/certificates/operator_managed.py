@@ -35,7 +35,7 @@ from manager.client.errors import AlreadyExists, Conflict, KubeError, NotFound
 from manager.client.rest import RestClient
 from manager.clock import RealClock
 from manager.kinds import SECRET
-from manager.process_owner import ProcessOwner
+from manager.process_owner import ProcessOwner, owned_metadata
 from webhooks.certificates.rotation import CertificatePolicy, ManagedCertificates, plan_certificates
 from webhooks.certificates.tls import ReloadableServerTLS
 from webhooks.errors import SecretOwnedElsewhereError
@@ -199,10 +199,10 @@ class OperatorManagedCertificates:
     ) -> None:
         data = planned.to_secret_data()
         if existing is None:
-            metadata: dict[str, Any] = {"name": self.secret_name, "namespace": self.namespace}
-            owner = await self._owner.reference(self.namespace) if self._owner else None
-            if owner is not None:  # garbage-collected with the installation
-                metadata["ownerReferences"] = [owner]
+            # Owned by the installation, the garbage collector removes it with it.
+            metadata = await owned_metadata(
+                self._owner, {"name": self.secret_name, "namespace": self.namespace}
+            )
             body = {
                 "apiVersion": "v1",
                 "kind": "Secret",
