@@ -22,6 +22,11 @@ class Labels:
     ROLE: Final = "role"
     INSTANCE_ID: Final = "instance-id"
     MANAGED_BY: Final = "nvidia.com/managed-by"
+    DISCOVERY_BACKEND: Final = "nvidia.com/dynamo-discovery-backend"
+    """On component Services with Kubernetes discovery: Dynamo's frontend watches only the
+    EndpointSlices of Services labelled ``kubernetes`` here."""
+    DISCOVERY_ENABLED: Final = "nvidia.com/dynamo-discovery-enabled"
+    """``true`` on the Services of components the frontend must discover (all but frontends)."""
     BASE_MODEL_HASH: Final = "nvidia.com/dynamo-base-model-hash"
     """On the pods and the headless Service of components that serve a base model (``modelRef``):
     the first 8 hex digits of the SHA-256 of its name, a valid label value whatever the name."""
@@ -76,11 +81,21 @@ class Env:
     OMPI_KEEP_FQDN_HOSTNAMES: Final = "OMPI_MCA_orte_keep_fqdn_hostnames"
     LWS_LEADER_ADDRESS: Final = "LWS_LEADER_ADDRESS"
     LWS_WORKER_INDEX: Final = "LWS_WORKER_INDEX"
+    DYN_DISCOVERY_BACKEND: Final = "DYN_DISCOVERY_BACKEND"
+    POD_NAME: Final = "POD_NAME"
+    POD_NAMESPACE: Final = "POD_NAMESPACE"
+    POD_UID: Final = "POD_UID"
 
 
 MAIN_CONTAINER_NAME: Final = "main"
 TERMINATION_GRACE_PERIOD_SECONDS: Final = 60
 PLANNER_SERVICE_ACCOUNT_NAME: Final = "planner-serviceaccount"
+DISCOVERY_ACCESS_NAME: Final = "dynamo-discovery"
+"""The ServiceAccount (and its Role and RoleBinding) that components run as in a namespace with
+Kubernetes discovery: Dynamo's processes find each other through the API server."""
+
+FRONTEND_DEFAULT_COMMAND: Final = ("python3", "-m", "dynamo.frontend")
+"""What a frontend with no command runs, as the upstream operator starts it."""
 
 SHARED_MEMORY_VOLUME_NAME: Final = "shared-memory"
 SHARED_MEMORY_MOUNT_PATH: Final = "/dev/shm"

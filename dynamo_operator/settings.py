@@ -9,6 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+DiscoveryBackend = Literal["kubernetes", "etcd"]
+"""How Dynamo's processes find each other: through the API server, or through an etcd."""
+
 OptionalApi = Literal["lws", "volcano", "istio"]
 """APIs the operator uses only when the cluster serves them: LeaderWorkerSet, Volcano, Istio."""
 
@@ -42,3 +45,9 @@ class OperatorSettings:
     """``--istio-virtual-service-gateway``: default frontend exposure through this Istio gateway."""
     available_apis: frozenset[OptionalApi] = ALL_OPTIONAL_APIS
     """Optional APIs the cluster serves (from discovery; ``render`` assumes all unless told)."""
+
+    @property
+    def discovery_backend(self) -> DiscoveryBackend:
+        """etcd when the operator was given one (``--etcdAddr``), else Kubernetes: a graph then
+        needs nothing else running to serve."""
+        return "etcd" if self.etcd_addr else "kubernetes"

@@ -46,6 +46,7 @@ if _TYPE_CHECKING:
         NAMESPACE,
         PERSISTENT_VOLUME_CLAIM,
         POD,
+        ROLE,
         ROLE_BINDING,
         SECRET,
         SERVICE,
@@ -63,7 +64,7 @@ if _TYPE_CHECKING:
         Runnable,
     )
     from manager.namespace_claims import ClaimAware, NamespaceClaims, lease_expiry
-    from manager.ownership import ChildChanges, sync_children
+    from manager.ownership import ChildChanges, apply_shared, sync_children
     from manager.predicate import (
         AnnotationsChanged,
         Funcs,
@@ -92,6 +93,7 @@ __all__ = [
     "NAMESPACE",
     "PERSISTENT_VOLUME_CLAIM",
     "POD",
+    "ROLE",
     "ROLE_BINDING",
     "SECRET",
     "SERVICE",
@@ -129,6 +131,7 @@ __all__ = [
     "Runnable",
     "ServedApis",
     "and_",
+    "apply_shared",
     "configure_logging",
     "enqueue_for_object",
     "enqueue_for_owner",
@@ -185,6 +188,7 @@ __getattr__, __dir__ = _lazy_exports(
             "NAMESPACE",
             "PERSISTENT_VOLUME_CLAIM",
             "POD",
+            "ROLE",
             "ROLE_BINDING",
             "SECRET",
             "SERVICE",
@@ -214,6 +218,7 @@ __getattr__, __dir__ = _lazy_exports(
         ),
         "manager.ownership": (
             "ChildChanges",
+            "apply_shared",
             "sync_children",
         ),
         "manager.predicate": (

@@ -20,6 +20,7 @@ __all__ = [
     "NAMESPACE",
     "PERSISTENT_VOLUME_CLAIM",
     "POD",
+    "ROLE",
     "ROLE_BINDING",
     "SECRET",
     "SERVICE",
@@ -85,6 +86,7 @@ ENDPOINT_SLICE = ResourceKind(
     "discovery.k8s.io/v1", "EndpointSlice", "endpointslices", namespaced=True
 )
 LEASE = ResourceKind("coordination.k8s.io/v1", "Lease", "leases", namespaced=True)
+ROLE = ResourceKind("rbac.authorization.k8s.io/v1", "Role", "roles", namespaced=True)
 ROLE_BINDING = ResourceKind(
     "rbac.authorization.k8s.io/v1", "RoleBinding", "rolebindings", namespaced=True
 )
@@ -109,6 +111,7 @@ BUILT_IN_KINDS: tuple[ResourceKind, ...] = (
     INGRESS,
     ENDPOINT_SLICE,
     LEASE,
+    ROLE,
     ROLE_BINDING,
     CUSTOM_RESOURCE_DEFINITION,
 )

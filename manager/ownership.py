@@ -39,7 +39,7 @@ from manager.client import (
 )
 from manager.kinds import ResourceKind
 
-__all__ = ["ChildChanges", "is_controlled_by", "sync_children"]
+__all__ = ["ChildChanges", "apply_shared", "is_controlled_by", "sync_children"]
 
 log = structlog.get_logger("manager.ownership")
 
@@ -122,6 +122,31 @@ async def sync_children(
             if await client.delete(kind, namespace, name):
                 changes.deleted.append(f"{kind.kind}/{name}")
     return changes
+
+
+async def apply_shared(
+    client: Client, reader: CacheReader, desired: Mapping[str, Any], owner: Mapping[str, Any]
+) -> tuple[Mapping[str, Any], bool]:
+    """Apply an object several owners share, with `owner` (an owner reference: apiVersion, kind,
+    name, uid) among its owners: the object as it is now, and whether this call created it.
+
+    The owners it already has are kept (none is a controller), so the garbage collector removes
+    it with the last of them, and removes the reference of each owner deleted before. Only an
+    owner missing from the list, or a change of the object, makes a write.
+    """
+    kind = client.kind_of(desired)
+    metadata = desired["metadata"]
+    live = reader.get(kind, metadata.get("namespace"), metadata["name"])
+    live = live if reader.has_synced(kind) else None
+    owners = list(((live or {}).get("metadata") or {}).get("ownerReferences") or ())
+    if all(ref.get("uid") != owner["uid"] for ref in owners):
+        owners.append({key: owner[key] for key in ("apiVersion", "kind", "name", "uid")})
+    shared = {**desired, "metadata": {**metadata, "ownerReferences": owners}}
+    written = await client.apply_if_changed(shared, live)
+    if written is not None:
+        return written, live is None
+    assert live is not None  # nothing written: the live object had everything
+    return live, False
 
 
 @dataclass

@@ -25,6 +25,7 @@ from dynamo_operator.api.constants import (
     KIND_COMPONENT_DEPLOYMENT,
     KIND_GRAPH_DEPLOYMENT,
     KIND_MODEL,
+    KIND_WORKER_METADATA,
     MAX_PVCS,
     MAX_SERVICES,
     VERSION,
@@ -66,6 +67,7 @@ from dynamo_operator.api.shared_spec import (
     VolumeMount,
     nodes_per_replica,
 )
+from dynamo_operator.api.worker_metadata import DynamoWorkerMetadata, DynamoWorkerMetadataSpec
 
 __all__ = [
     "API_VERSION",
@@ -74,6 +76,7 @@ __all__ = [
     "KIND_COMPONENT_DEPLOYMENT",
     "KIND_GRAPH_DEPLOYMENT",
     "KIND_MODEL",
+    "KIND_WORKER_METADATA",
     "MAX_PVCS",
     "MAX_SERVICES",
     "PVC",
@@ -96,6 +99,8 @@ __all__ = [
     "DynamoModel",
     "DynamoModelSpec",
     "DynamoModelStatus",
+    "DynamoWorkerMetadata",
+    "DynamoWorkerMetadataSpec",
     "EnvVar",
     "ExtraPodMetadata",
     "ExtraPodSpec",

@@ -12,6 +12,7 @@ API_VERSION: Final = f"{GROUP}/{VERSION}"
 KIND_GRAPH_DEPLOYMENT: Final = "DynamoGraphDeployment"
 KIND_COMPONENT_DEPLOYMENT: Final = "DynamoComponentDeployment"
 KIND_MODEL: Final = "DynamoModel"
+KIND_WORKER_METADATA: Final = "DynamoWorkerMetadata"
 
 MAX_SERVICES: Final = 25
 MAX_PVCS: Final = 100

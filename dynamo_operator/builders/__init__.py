@@ -5,7 +5,9 @@ never mutates its input, reads the clock, the environment or the network.
 One entry per build, each taking a validated model and a ``BuildContext``:
 ``build_component_deployments(dgd, context)``, ``build_persistent_volume_claims(dgd, context)`` and
 ``build_component_children(dcd, context)``; the planner's ServiceAccount and RoleBinding, shared
-by the graphs of a namespace, come from ``build_planner_access(dgd, namespace, role_name)``. A
+by the graphs of a namespace, come from ``build_planner_access(dgd, namespace, role_name)``, and
+the Kubernetes-discovery account its components run as from ``build_discovery_service_account``
+and ``build_discovery_access`` (its Role and RoleBinding, owned by the account). A
 base model's headless Service is shared by the components serving it: its owners come from
 ``build_model_service_owners(dcds)`` (handed to the builders in the context), and
 ``build_shared_model_service`` rebuilds it for the owners left when one stops serving the model.
@@ -25,7 +27,11 @@ from dynamo_operator.builders.model_service import (
     build_shared_model_service,
 )
 from dynamo_operator.builders.persistent_volume_claims import build_persistent_volume_claims
-from dynamo_operator.builders.service_account import build_planner_access
+from dynamo_operator.builders.service_account import (
+    build_discovery_access,
+    build_discovery_service_account,
+    build_planner_access,
+)
 
 __all__ = [
     "BuildContext",
@@ -36,6 +42,8 @@ __all__ = [
     "MultinodeUnsupported",
     "build_component_children",
     "build_component_deployments",
+    "build_discovery_access",
+    "build_discovery_service_account",
     "build_model_service_owners",
     "build_persistent_volume_claims",
     "build_planner_access",

@@ -18,6 +18,7 @@ from dynamo_operator.api import (
     DynamoComponentDeployment,
     nodes_per_replica,
 )
+from dynamo_operator.backend_inference import effective_backend
 from dynamo_operator.builders.merge import JsonDict
 from dynamo_operator.builders.metadata import controller_reference
 from dynamo_operator.constants import Labels
@@ -67,7 +68,11 @@ class Component:
 
     @property
     def backend(self) -> str:
-        return str(self.spec.get("backendFramework") or "")
+        """Declared, else inferred from the main container's launch command ("" if neither)."""
+        declared = self.spec.get("backendFramework")
+        return str(
+            effective_backend(str(declared) if declared else None, self.main_container) or ""
+        )
 
     @property
     def node_count(self) -> int:

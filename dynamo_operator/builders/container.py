@@ -1,7 +1,8 @@
 """The component's main container: defaults, then user overrides, then the multinode rules.
 
 Order (each step wins over the previous ones):
-1. defaults of the component type: ports, probes, env (plus NATS/etcd from operator flags);
+1. defaults of the component type: ports, probes, env (plus NATS/etcd from operator flags and
+   discovery), the frontend's command when it has none;
 2. ``extraPodSpec.mainContainer`` merged over them: scalar fields and lists such as ``args`` are
    replaced, ``env`` and ``ports`` merge by name, a probe with its own handler replaces ours and a
    probe with timings only tunes ours, ``startupProbe`` always replaces;
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dynamo_operator.api.constants import BackendFramework
+from dynamo_operator.api.constants import BackendFramework, ComponentType
 from dynamo_operator.builders.component import Component
 from dynamo_operator.builders.context import BuildContext
 from dynamo_operator.builders.env import component_type_env, identity_env, standard_env
@@ -36,7 +37,7 @@ from dynamo_operator.builders.volumes import (
     is_shared_memory_mount,
     shared_memory_mount,
 )
-from dynamo_operator.constants import MAIN_CONTAINER_NAME, Env
+from dynamo_operator.constants import FRONTEND_DEFAULT_COMMAND, MAIN_CONTAINER_NAME, Env
 
 _PROBE_HANDLERS = ("httpGet", "exec", "tcpSocket", "grpc")
 _MERGED_FIELDS = frozenset(
@@ -131,6 +132,10 @@ def build_main_container(
     for key, value in user.items():
         if key not in _MERGED_FIELDS:
             container[key] = copy_json(value)
+    if component.component_type == ComponentType.FRONTEND and not container.get("command"):
+        # Without it the pod runs the image's entrypoint, not the frontend; args given alone are
+        # the frontend's flags.
+        container["command"] = list(FRONTEND_DEFAULT_COMMAND)
     ports = merge_named(default_container_ports(component.component_type), user.get("ports"))
     if ports:
         container["ports"] = ports

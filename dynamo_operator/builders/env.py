@@ -1,6 +1,7 @@
 """Default environment variables per component type, and the operator-wide standard env.
 
-Precedence, lowest first: standard env (NATS/etcd addresses from operator flags), component-type
+Precedence, lowest first: standard env (NATS/etcd addresses from operator flags, how Dynamo's
+processes discover each other, the pod's identity from the downward API), component-type
 defaults, ``extraPodSpec.mainContainer.env``, the service's ``envs``. User values win on a name
 clash; the result is sorted by name (see ``merge.merge_env``).
 """
@@ -14,13 +15,28 @@ from dynamo_operator.settings import OperatorSettings
 
 
 def standard_env(settings: OperatorSettings) -> list[JsonDict]:
-    """Addresses of the Dynamo control plane, only when the operator was given them."""
+    """Addresses of the Dynamo control plane when the operator was given them, the discovery
+    backend, and the pod's own identity: a worker publishes its DynamoWorkerMetadata named after
+    its pod and owned by it, so Kubernetes discovery needs all three ``POD_*``."""
     env: list[JsonDict] = []
     if settings.nats_addr:
         env.append(env_var(Env.NATS_SERVER, settings.nats_addr))
     if settings.etcd_addr:
         env.append(env_var(Env.ETCD_ENDPOINTS, settings.etcd_addr))
+    env.append(env_var(Env.DYN_DISCOVERY_BACKEND, settings.discovery_backend))
+    env.extend(
+        _field_ref(name, path)
+        for name, path in (
+            (Env.POD_NAME, "metadata.name"),
+            (Env.POD_NAMESPACE, "metadata.namespace"),
+            (Env.POD_UID, "metadata.uid"),
+        )
+    )
     return env
+
+
+def _field_ref(name: str, field_path: str) -> JsonDict:
+    return {"name": name, "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": field_path}}}
 
 
 def identity_env(

@@ -1,6 +1,7 @@
 """The pod template of a component (Deployment) or of one role of a multinode group (LWS).
 
-Base pod spec (grace period 60 s, restartPolicy Always, the component's service account), then
+Base pod spec (grace period 60 s, restartPolicy Always, the component's service account: the
+planner's, else with Kubernetes discovery the namespace's discovery account), then
 ``extraPodSpec`` merged over it (user wins), then what the operator adds on top: volumes merged by
 name, shared memory replacing any user volume of that name, the main container after the user's
 own containers, and discovered image pull secrets after the user's (sorted, de-duplicated).
@@ -34,12 +35,14 @@ from dynamo_operator.pull_secrets import discover_image_pull_secrets
 _OPERATOR_MERGED_FIELDS = ("containers", "volumes", "imagePullSecrets")
 
 
-def _base_pod_spec(component: Component) -> JsonDict:
+def _base_pod_spec(component: Component, context: BuildContext) -> JsonDict:
     spec: JsonDict = {
         "terminationGracePeriodSeconds": TERMINATION_GRACE_PERIOD_SECONDS,
         "restartPolicy": "Always",
     }
-    service_account = component_service_account(component.component_type)
+    service_account = component_service_account(
+        component.component_type, context.settings.discovery_backend
+    )
     if service_account:
         spec["serviceAccountName"] = service_account
     return spec
@@ -58,7 +61,7 @@ def _image_pull_secrets(component: Component, context: BuildContext) -> list[Jso
 def build_pod_spec(component: Component, context: BuildContext, role: Role = "main") -> JsonDict:
     overrides = component.pod_spec_overrides
     spec = deep_merge(
-        _base_pod_spec(component),
+        _base_pod_spec(component, context),
         {key: value for key, value in overrides.items() if key not in _OPERATOR_MERGED_FIELDS},
     )
     persistent = build_persistent_volume_mounts(component)

@@ -13,8 +13,11 @@ from dynamo_operator.api.constants import WORKER_LIKE_COMPONENT_TYPES, Component
 from dynamo_operator.builders.merge import JsonDict
 from dynamo_operator.constants import PortNames, Ports
 
+# Compares jq's output instead of trusting its exit code: jq 1.6 exits 0 on empty input, so
+# `curl ... | jq -e` passed while nothing listened. Empty output (no answer, an error page, no jq
+# in the image) now fails the check.
 FRONTEND_READINESS_COMMAND = (
-    'curl -s http://localhost:${DYNAMO_PORT}/health | jq -e ".status == \\"healthy\\""'
+    'test "$(curl -sf http://localhost:${DYNAMO_PORT}/health | jq -r .status)" = healthy'
 )
 
 

@@ -1,11 +1,15 @@
 """The Service of a component: named after its DCD, one port per named container port.
 
 A component without ports (no default port for its type and no named user port) gets no Service.
-Multinode components route to their leaders only (``role: leader``).
+Multinode components route to their leaders only (``role: leader``). With Kubernetes discovery
+the Service carries the labels Dynamo's frontend looks for on EndpointSlices (the API server
+copies a Service's labels to its slices): every component's says which backend, and all but
+frontends' say they are to be discovered. A worker is routed to once its slice lists it ready.
 """
 
 from __future__ import annotations
 
+from dynamo_operator.api.constants import ComponentType
 from dynamo_operator.builders.component import Component
 from dynamo_operator.builders.context import BuildContext
 from dynamo_operator.builders.labels import child_metadata, selector_labels
@@ -31,6 +35,15 @@ def service_ports(component: Component) -> list[JsonDict]:
     ]
 
 
+def discovery_labels(component: Component, context: BuildContext) -> dict[str, str]:
+    if context.settings.discovery_backend != "kubernetes":
+        return {}
+    labels = {Labels.DISCOVERY_BACKEND: "kubernetes"}
+    if component.component_type != ComponentType.FRONTEND:
+        labels[Labels.DISCOVERY_ENABLED] = "true"
+    return labels
+
+
 def build_service(component: Component, context: BuildContext) -> JsonDict | None:
     ports = service_ports(component)
     if not ports:
@@ -41,6 +54,6 @@ def build_service(component: Component, context: BuildContext) -> JsonDict | Non
     return {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": child_metadata(component),
+        "metadata": child_metadata(component, extra_labels=discovery_labels(component, context)),
         "spec": {"type": "ClusterIP", "selector": selector, "ports": ports},
     }

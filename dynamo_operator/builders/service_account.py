@@ -1,8 +1,11 @@
-"""Which service account a component's pods run as.
+"""Which service account a component's pods run as, and the accounts the operator makes for them.
 
 Planners scale the graph through the Kubernetes API, so their pods run as
-``planner-serviceaccount``, which the cluster binds to the planner's role; every other component
-runs as whatever its namespace and ``extraPodSpec`` say. The rule is asked in two places: a graph
+``planner-serviceaccount``, which the cluster binds to the planner's role. With Kubernetes
+discovery every other component runs as ``dynamo-discovery``, allowed exactly what Dynamo's
+runtime asks of the API server (publish its DynamoWorkerMetadata, watch the others' and the
+EndpointSlices that say which are ready); with etcd discovery, as its namespace's default. A
+``serviceAccountName`` in ``extraPodSpec`` always wins. The rule is asked in two places: a graph
 forces it into its planner DCDs (``extraPodSpec.serviceAccountName``, as the upstream operator
 does), and the pod template defaults it for a planner DCD written directly, where the user's
 ``extraPodSpec`` may still override it.
@@ -10,15 +13,100 @@ does), and the pod template defaults it for a planner DCD written directly, wher
 
 from __future__ import annotations
 
-from dynamo_operator.api import DynamoGraphDeployment
+from collections.abc import Mapping
+from typing import Any
+
+from dynamo_operator.api import GROUP, DynamoGraphDeployment
 from dynamo_operator.api.constants import ComponentType
-from dynamo_operator.builders.merge import JsonDict
-from dynamo_operator.constants import MANAGED_BY_OPERATOR, PLANNER_SERVICE_ACCOUNT_NAME, Labels
+from dynamo_operator.builders.merge import JsonDict, copy_json
+from dynamo_operator.constants import (
+    DISCOVERY_ACCESS_NAME,
+    MANAGED_BY_OPERATOR,
+    PLANNER_SERVICE_ACCOUNT_NAME,
+    Labels,
+)
+from dynamo_operator.settings import DiscoveryBackend
 
 
-def component_service_account(component_type: str | None) -> str | None:
-    """The service account a component of this type must run as, or None for no requirement."""
-    return PLANNER_SERVICE_ACCOUNT_NAME if component_type == ComponentType.PLANNER else None
+def component_service_account(
+    component_type: str | None, discovery_backend: DiscoveryBackend | None = None
+) -> str | None:
+    """The service account a component of this type runs as, or None for the namespace default.
+    Without ``discovery_backend``: only what the type requires (the planner's account)."""
+    if component_type == ComponentType.PLANNER:
+        return PLANNER_SERVICE_ACCOUNT_NAME
+    return DISCOVERY_ACCESS_NAME if discovery_backend == "kubernetes" else None
+
+
+DISCOVERY_RULES: tuple[JsonDict, ...] = (
+    {
+        "apiGroups": [GROUP],
+        "resources": ["dynamoworkermetadatas"],
+        "verbs": ["list", "watch", "patch"],
+    },
+    {
+        "apiGroups": ["discovery.k8s.io"],
+        "resources": ["endpointslices"],
+        "verbs": ["list", "watch"],
+    },
+)
+"""What Dynamo's runtime does with Kubernetes discovery (read from an API server audit log): each
+worker server-side-applies its DynamoWorkerMetadata; the frontend lists and watches them and the
+EndpointSlices of discoverable Services."""
+
+
+def build_discovery_service_account(namespace: str) -> JsonDict:
+    """The account components run as; its owners are the graphs of the namespace (see
+    ``manager.ownership.apply_shared``), so it goes with the last of them."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": _shared_metadata(namespace, DISCOVERY_ACCESS_NAME),
+    }
+
+
+def build_discovery_access(namespace: str, service_account: Mapping[str, Any]) -> list[JsonDict]:
+    """The Role and RoleBinding of the discovery account, owned by it (created from its live
+    copy: the owner reference needs its uid), so they go when it goes."""
+    metadata = {
+        **_shared_metadata(namespace, DISCOVERY_ACCESS_NAME),
+        "ownerReferences": [
+            {
+                "apiVersion": "v1",
+                "kind": "ServiceAccount",
+                "name": DISCOVERY_ACCESS_NAME,
+                "uid": service_account["metadata"]["uid"],
+            }
+        ],
+    }
+    role: JsonDict = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "Role",
+        "metadata": copy_json(metadata),
+        "rules": copy_json(list(DISCOVERY_RULES)),
+    }
+    binding: JsonDict = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding",
+        "metadata": copy_json(metadata),
+        "roleRef": {
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "Role",
+            "name": DISCOVERY_ACCESS_NAME,
+        },
+        "subjects": [
+            {"kind": "ServiceAccount", "name": DISCOVERY_ACCESS_NAME, "namespace": namespace}
+        ],
+    }
+    return [role, binding]
+
+
+def _shared_metadata(namespace: str, name: str) -> JsonDict:
+    return {
+        "name": name,
+        "namespace": namespace,
+        "labels": {Labels.MANAGED_BY: MANAGED_BY_OPERATOR},
+    }
 
 
 def build_planner_access(
@@ -34,11 +122,7 @@ def build_planner_access(
         service.component_type == ComponentType.PLANNER for service in dgd.spec.services.values()
     ):
         return []
-    metadata: JsonDict = {
-        "name": PLANNER_SERVICE_ACCOUNT_NAME,
-        "namespace": namespace,
-        "labels": {Labels.MANAGED_BY: MANAGED_BY_OPERATOR},
-    }
+    metadata = _shared_metadata(namespace, PLANNER_SERVICE_ACCOUNT_NAME)
     objects: list[JsonDict] = [{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata}]
     if planner_cluster_role_name:
         objects.append(

@@ -1,4 +1,9 @@
-"""CustomResourceDefinition manifests of the three Dynamo kinds, generated from the API models."""
+"""CustomResourceDefinition manifests of the Dynamo kinds, generated from the API models.
+
+``CUSTOM_RESOURCES`` are the kinds users write and the operator reconciles (and admits);
+``RUNTIME_RESOURCES`` are written by Dynamo's own processes (Kubernetes discovery): the CRD chart
+installs them too, but the operator neither watches nor admits them.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +17,12 @@ from dynamo_operator.api import (
     KIND_COMPONENT_DEPLOYMENT,
     KIND_GRAPH_DEPLOYMENT,
     KIND_MODEL,
+    KIND_WORKER_METADATA,
     VERSION,
     DynamoComponentDeployment,
     DynamoGraphDeployment,
     DynamoModel,
+    DynamoWorkerMetadata,
 )
 from dynamo_operator.crd.schema import JsonSchema, build_structural_schema
 
@@ -41,6 +48,7 @@ class CustomResource:
     plural: str
     short_name: str
     columns: tuple[PrinterColumn, ...]
+    status_subresource: bool = True
 
     @property
     def crd_name(self) -> str:
@@ -94,9 +102,21 @@ CUSTOM_RESOURCES: tuple[CustomResource, ...] = (
 )
 
 
+RUNTIME_RESOURCES: tuple[CustomResource, ...] = (
+    CustomResource(
+        model=DynamoWorkerMetadata,
+        kind=KIND_WORKER_METADATA,
+        plural="dynamoworkermetadatas",
+        short_name="dwm",
+        columns=(_AGE,),
+        status_subresource=False,
+    ),
+)
+
+
 def build_crds() -> list[dict[str, Any]]:
     """Every Dynamo CRD manifest, in a stable order."""
-    return [build_crd(resource) for resource in CUSTOM_RESOURCES]
+    return [build_crd(resource) for resource in (*CUSTOM_RESOURCES, *RUNTIME_RESOURCES)]
 
 
 def build_crd(resource: CustomResource) -> dict[str, Any]:
@@ -119,7 +139,7 @@ def build_crd(resource: CustomResource) -> dict[str, Any]:
                     "name": VERSION,
                     "served": True,
                     "storage": True,
-                    "subresources": {"status": {}},
+                    **({"subresources": {"status": {}}} if resource.status_subresource else {}),
                     "additionalPrinterColumns": [column.to_wire() for column in resource.columns],
                     "schema": {"openAPIV3Schema": _root_schema(resource.model)},
                 }

@@ -10,7 +10,7 @@ from dynamo_operator.validation.collector import IssueCollector
 from dynamo_operator.validation.names import check_component_names, check_dynamo_namespace
 from dynamo_operator.validation.paths import describe
 from dynamo_operator.validation.result import IssueReason
-from dynamo_operator.validation.service import effective_backend, validate_service
+from dynamo_operator.validation.service import check_backend, validate_service
 from dynamo_operator.validation.wire import differs, spec_of
 
 
@@ -18,9 +18,9 @@ def validate_component_deployment(
     component: DynamoComponentDeployment, issues: IssueCollector
 ) -> None:
     spec = component.spec
-    effective_backend(spec, spec.backend_framework, issues, "spec")
+    backend = check_backend(spec, spec.backend_framework, issues, "spec")
     # A standalone DCD mounts claims that already exist; there is no pvcs list to check against.
-    validate_service(spec, "spec", spec.backend_framework, None, issues)
+    validate_service(spec, "spec", backend, None, issues)
     if component.metadata.name:
         check_component_names(
             issues,

@@ -22,7 +22,7 @@ from dynamo_operator.validation.names import (
 )
 from dynamo_operator.validation.paths import describe, join_path
 from dynamo_operator.validation.result import IssueReason
-from dynamo_operator.validation.service import effective_backend, validate_service
+from dynamo_operator.validation.service import check_backend, validate_service
 from dynamo_operator.validation.shapes import positive_quantity
 from dynamo_operator.validation.wire import differs, node_count_of, spec_of
 
@@ -37,8 +37,8 @@ def validate_graph_deployment(graph: DynamoGraphDeployment, issues: IssueCollect
     for service_name, service in spec.services.items():
         path = join_path("spec.services", service_name)
         _check_backend_not_per_service(service, path, issues)
-        effective_backend(service, spec.backend_framework, issues, path)
-        validate_service(service, path, spec.backend_framework, declared_pvcs, issues)
+        backend = check_backend(service, spec.backend_framework, issues, path)
+        validate_service(service, path, backend, declared_pvcs, issues)
     _check_generated_names(graph, issues)
     _check_dynamo_namespace(graph, issues)
 

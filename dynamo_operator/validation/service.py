@@ -1,18 +1,17 @@
 """Rules for one service entry, shared by a graph's services and a component deployment's spec.
 
-``backend`` is the declared ``backendFramework``: it decides whether a compilation cache without a
-mount point has a default (vLLM's), exactly as the builders decide it; a backend merely detected
-from the launch command gives no default, since the builders would not apply one and ``render``
-and the reconciler would then fail on what validation let through. ``declared_pvcs`` is None for
+``backend`` is the effective backend (``backend_inference.effective_backend``: declared, else read
+off the launch command), exactly as the builders see it: it decides, for example, whether a
+compilation cache without a mount point has a default (vLLM's). ``declared_pvcs`` is None for
 a standalone component deployment, whose mounts refer to claims that already exist.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 
 from dynamo_operator.api import BackendFramework, DynamoComponentDeploymentSharedSpec
+from dynamo_operator.backend_inference import effective_backend, launched_backends
 from dynamo_operator.validation.collector import IssueCollector
 from dynamo_operator.validation.names import check_annotations, check_labels
 from dynamo_operator.validation.paths import join_path
@@ -24,38 +23,29 @@ from dynamo_operator.validation.shapes import quantity
 # and watches; without a bound, one typo (replicas: 100000) makes the operator flood the cluster.
 MAX_MULTINODE_REPLICAS = 1000
 
-_LAUNCH_MODULE = re.compile(r"python[0-9.]*\s.*-m\s+dynamo\.(vllm|sglang|trtllm)\b")
 
-
-def detect_backends(service: DynamoComponentDeploymentSharedSpec) -> set[BackendFramework]:
-    """Backends named by the main container's ``python -m dynamo.<backend>`` launch command."""
-    container = (service.extra_pod_spec.main_container if service.extra_pod_spec else None) or {}
-    words = [*_strings(container.get("command")), *_strings(container.get("args"))]
-    return {BackendFramework(match) for match in _LAUNCH_MODULE.findall(" ".join(words))}
-
-
-def effective_backend(
+def check_backend(
     service: DynamoComponentDeploymentSharedSpec,
     declared: BackendFramework | None,
     issues: IssueCollector,
     path: str,
 ) -> BackendFramework | None:
-    detected = detect_backends(service)
-    if len(detected) > 1:
-        names = ", ".join(sorted(detected))
+    """The service's effective backend, reporting a launch command that contradicts the declared
+    backend or launches several."""
+    container = service.extra_pod_spec.main_container if service.extra_pod_spec else None
+    launched = launched_backends(container)
+    if len(launched) > 1:
+        names = ", ".join(sorted(launched))
         issues.error(
             join_path(path, "extraPodSpec", "mainContainer"), f"launches several backends: {names}"
         )
         return declared
-    if detected:
-        [backend] = detected
-        if declared is not None and backend != declared:
-            issues.error(
-                join_path(path, "extraPodSpec", "mainContainer"),
-                f"launches dynamo.{backend} but backendFramework is {declared}",
-            )
-        return backend
-    return declared
+    if declared is not None and launched and declared not in launched:
+        issues.error(
+            join_path(path, "extraPodSpec", "mainContainer"),
+            f"launches dynamo.{next(iter(launched))} but backendFramework is {declared}",
+        )
+    return effective_backend(declared, container)
 
 
 def validate_service(
@@ -196,7 +186,3 @@ def _check_unique_env_names(
                 f"duplicate environment variable '{env.name}'",
             )
         seen.add(env.name)
-
-
-def _strings(value: object) -> list[str]:
-    return [str(item) for item in value] if isinstance(value, list) else []

@@ -53,6 +53,8 @@ from manager.kinds import (
     INGRESS,
     PERSISTENT_VOLUME_CLAIM,
     POD,
+    ROLE,
+    ROLE_BINDING,
     SECRET,
     SERVICE,
     SERVICE_ACCOUNT,
@@ -80,6 +82,7 @@ from manager.process_owner import ProcessOwner
 from manager.reconcilers.component_deployment import (
     ComponentDeploymentReconciler,
     ComponentKinds,
+    discovery_access_requests,
     pod_requests,
     secret_requests,
 )
@@ -286,6 +289,9 @@ class _Operator:
             .owns(HORIZONTAL_POD_AUTOSCALER)
             .watches(POD, pod_requests)
             .watches(SECRET, secret_requests(COMPONENT))
+            .watches(SERVICE_ACCOUNT, discovery_access_requests(COMPONENT))
+            .watches(ROLE, discovery_access_requests(COMPONENT))
+            .watches(ROLE_BINDING, discovery_access_requests(COMPONENT))
             .with_options(max_concurrent_reconciles=self.options.max_concurrent_reconciles)
             .complete(self._claim_aware(MeteredReconciler(reconciler, COMPONENT.kind)))
         )

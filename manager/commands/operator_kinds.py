@@ -20,6 +20,7 @@ from manager.kinds import (
     INGRESS,
     PERSISTENT_VOLUME_CLAIM,
     POD,
+    ROLE,
     ROLE_BINDING,
     SECRET,
     SERVICE,
@@ -71,12 +72,13 @@ def without_spec(pod: dict[str, Any]) -> dict[str, Any]:
 
 def register_cache_options(cache: Cache) -> None:
     """Cache only what the operator manages: children and pods by their selector label, pull
-    secrets by type, shared planner access by its managed-by label; every PVC (a graph may
-    name a claim the user made)."""
+    secrets by type, shared planner and discovery access by its managed-by label; every PVC (a
+    graph may name a claim the user made)."""
     for kind in COMPONENT_CHILDREN:
         cache.register(kind, label_selector=MANAGED_SELECTOR)
     cache.register(POD, label_selector=MANAGED_SELECTOR, transform=without_spec)
     cache.register(SECRET, field_selector="type=kubernetes.io/dockerconfigjson")
     cache.register(SERVICE_ACCOUNT, label_selector=SHARED_SELECTOR)
+    cache.register(ROLE, label_selector=SHARED_SELECTOR)
     cache.register(ROLE_BINDING, label_selector=SHARED_SELECTOR)
     cache.register(PERSISTENT_VOLUME_CLAIM)

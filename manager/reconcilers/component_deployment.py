@@ -3,7 +3,9 @@
 Five steps per pass, each a call: read the DCD from the cache; validate it with the pure
 validators (the webhook's rules: invalid is terminal until the spec changes); build its children
 with the pure builders (Deployment or LeaderWorkerSets (+ PodGroups), Service, the base model's
-headless Service, Ingress or VirtualService, HPA); apply what differs and delete children that
+headless Service, Ingress or VirtualService, HPA); apply what differs (first, with Kubernetes
+discovery, the namespace's discovery account its pods run as: see `_ensure_discovery_access`)
+and delete children that
 should no longer exist (a base model's Service is shared by the components serving it: the
 namespace's DCDs say who they are, and one that stops serving it leaves it to the others); derive
 the status from the cached workloads and pods, write it once if it changed, and emit an Event
@@ -17,16 +19,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from dynamo_operator.api import DynamoComponentDeployment
+from dynamo_operator.api import KIND_GRAPH_DEPLOYMENT, DynamoComponentDeployment
 from dynamo_operator.builders import (
     BuildContext,
     BuildError,
     ComponentChildren,
     build_component_children,
+    build_discovery_access,
+    build_discovery_service_account,
     build_model_service_owners,
     build_shared_model_service,
 )
-from dynamo_operator.constants import Annotations, Labels
+from dynamo_operator.constants import DISCOVERY_ACCESS_NAME, Annotations, Labels
 from dynamo_operator.pull_secrets import build_pull_secret_index
 from dynamo_operator.settings import OperatorSettings
 from dynamo_operator.status import (
@@ -41,10 +45,16 @@ from manager.cache import CacheReader
 from manager.client import BadRequest, Client, Invalid, NotFound
 from manager.controller import Request, Result
 from manager.events import EventRecorder
-from manager.kinds import POD, SECRET, SERVICE, ResourceKind
-from manager.ownership import ChildChanges, sync_children
+from manager.kinds import POD, SECRET, SERVICE, SERVICE_ACCOUNT, ResourceKind
+from manager.ownership import ChildChanges, apply_shared, sync_children
 
-__all__ = ["ComponentDeploymentReconciler", "ComponentKinds", "pod_requests", "secret_requests"]
+__all__ = [
+    "ComponentDeploymentReconciler",
+    "ComponentKinds",
+    "discovery_access_requests",
+    "pod_requests",
+    "secret_requests",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,11 +103,13 @@ class ComponentDeploymentReconciler:
             children = build_component_children(
                 DynamoComponentDeployment.model_validate(dcd), context
             )
+            created_access = await self._ensure_discovery_access(dcd, context.settings)
             changes = await sync_children(
                 self._client, self._reader, dcd, children.objects(), self._kinds.children
             )
             if changes.namespace_terminating:
                 return None  # the component goes with its namespace
+            changes.created[:0] = created_access
             await self._release_model_services(dcd, children, context, changes)
         except (BuildError, Invalid, BadRequest) as error:
             # The spec passed our rules but cannot be built or is refused by the API server:
@@ -113,6 +125,29 @@ class ComponentDeploymentReconciler:
         pods = self._reader.list(POD, request.namespace, labels={Labels.SELECTOR: request.name})
         await self._report(dcd, workloads=workloads, pods=pods, unsupported=children.unsupported)
         return None
+
+    async def _ensure_discovery_access(
+        self, dcd: Mapping[str, Any], settings: OperatorSettings
+    ) -> list[str]:
+        """With Kubernetes discovery, the account the component's pods run as, before the pods:
+        one per namespace, owned by every graph (or standalone component) there so it goes with
+        the last; its Role and RoleBinding owned by it. What was created, as `Kind/name`."""
+        if settings.discovery_backend != "kubernetes":
+            return []
+        namespace = dcd["metadata"]["namespace"]
+        account, created = await apply_shared(
+            self._client,
+            self._reader,
+            build_discovery_service_account(namespace),
+            _discovery_owner(dcd),
+        )
+        names = [f"ServiceAccount/{account['metadata']['name']}"] if created else []
+        for obj in build_discovery_access(namespace, account):
+            kind = self._client.kind_of(obj)
+            live = self._reader.get(kind, namespace, obj["metadata"]["name"])
+            if await self._client.apply_if_changed(obj, live) and live is None:
+                names.append(f"{kind.kind}/{obj['metadata']['name']}")
+        return names
 
     async def _release_model_services(
         self,
@@ -187,6 +222,44 @@ class ComponentDeploymentReconciler:
             self._recorder.event(dcd, "Normal", "Ready", "Component is available")
         elif derive.get("failure") is not None or was_available:
             self._recorder.event(dcd, "Warning", str(changed["reason"]), str(changed["message"]))
+
+
+def _discovery_owner(dcd: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The component's graph (its controller), or the component itself when it has none."""
+    metadata = dcd["metadata"]
+    for reference in metadata.get("ownerReferences") or ():
+        if reference.get("controller") and reference.get("kind") == KIND_GRAPH_DEPLOYMENT:
+            return dict(reference)
+    return {
+        "apiVersion": dcd["apiVersion"],
+        "kind": dcd["kind"],
+        "name": metadata["name"],
+        "uid": metadata["uid"],
+    }
+
+
+def discovery_access_requests(
+    component_kind: ResourceKind,
+) -> Callable[[Mapping[str, Any], CacheReader], Iterable[Request]]:
+    """A change to the discovery account, Role or RoleBinding (one deleted, say): one component
+    of the account's first owner makes it whole again."""
+
+    def requests(obj: Mapping[str, Any], reader: CacheReader) -> Iterable[Request]:
+        metadata = obj.get("metadata") or {}
+        namespace = metadata.get("namespace") or ""
+        if metadata.get("name") != DISCOVERY_ACCESS_NAME:
+            return ()
+        account = obj if obj.get("kind") == "ServiceAccount" else None
+        if account is None:
+            account = reader.get(SERVICE_ACCOUNT, namespace, DISCOVERY_ACCESS_NAME) or {}
+        for owner in (account.get("metadata") or {}).get("ownerReferences") or ():
+            if owner.get("kind") == component_kind.kind:
+                return (Request(namespace, str(owner["name"])),)
+            for dcd in reader.list(component_kind, namespace, owner_uid=owner.get("uid")):
+                return (Request(namespace, dcd["metadata"]["name"]),)
+        return ()
+
+    return requests
 
 
 def _is_controller(uid: str, obj: Mapping[str, Any]) -> bool:

@@ -40,12 +40,26 @@ KINDS = ["DynamoGraphDeployment", "DynamoComponentDeployment", "DynamoModel"]
 
 
 def test_one_crd_per_kind_in_the_nvidia_group() -> None:
-    assert list(CRDS) == KINDS
+    assert list(CRDS) == [*KINDS, "DynamoWorkerMetadata"]
     assert [crd["metadata"]["name"] for crd in CRDS.values()] == [
         "dynamographdeployments.nvidia.com",
         "dynamocomponentdeployments.nvidia.com",
         "dynamomodels.nvidia.com",
+        "dynamoworkermetadatas.nvidia.com",
     ]
+
+
+def test_worker_metadata_keeps_whatever_dynamo_publishes_and_has_no_status() -> None:
+    """Dynamo's runtime applies `spec.data` in its own shape; a pruned field would be lost
+    discovery information, and a status subresource would make its applies drop nothing but
+    cost a second endpoint."""
+    assert at("DynamoWorkerMetadata", "spec", "data") == {
+        "type": "object",
+        "x-kubernetes-preserve-unknown-fields": True,
+        "description": at("DynamoWorkerMetadata", "spec", "data")["description"],
+    }
+    assert "subresources" not in version("DynamoWorkerMetadata")
+    assert CRDS["DynamoWorkerMetadata"]["spec"]["names"]["shortNames"] == ["dwm"]
 
 
 @pytest.mark.parametrize(

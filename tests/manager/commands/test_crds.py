@@ -27,4 +27,5 @@ def test_prints_every_crd_as_one_yaml_stream(capsys: pytest.CaptureFixture[str])
         "dynamographdeployments.nvidia.com",
         "dynamocomponentdeployments.nvidia.com",
         "dynamomodels.nvidia.com",
+        "dynamoworkermetadatas.nvidia.com",
     ]
