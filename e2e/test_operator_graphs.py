@@ -3,7 +3,8 @@
 One operator process for the module, started as a user starts it; each test deploys graphs in
 its own namespace: the sample graph (with its PVC, a LeaderWorkerSet for its two-node decode
 worker, and deletion garbage-collecting everything but the claim), the seeds' graphs, the
-multinode graph, and a graph asking for more GPUs than the cluster has.
+multinode graph, a graph asking for more GPUs than the cluster has, and the namespace's Kubernetes
+discovery account shared by its graphs.
 """
 
 from __future__ import annotations
@@ -29,9 +30,20 @@ from e2e.graphs import (
     seed_graph,
     small_graph,
 )
-from manager.kinds import DEPLOYMENT, INGRESS, PERSISTENT_VOLUME_CLAIM, SECRET, SERVICE
+from manager.kinds import (
+    DEPLOYMENT,
+    INGRESS,
+    PERSISTENT_VOLUME_CLAIM,
+    ROLE,
+    ROLE_BINDING,
+    SECRET,
+    SERVICE,
+    SERVICE_ACCOUNT,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+DISCOVERY = "dynamo-discovery"
 
 
 async def converged_component(world: World, name: str) -> dict[str, Any]:
@@ -183,3 +195,79 @@ async def test_deleting_the_sample_graph_collects_its_children_and_keeps_the_cla
     assert claim is not None
     assert claim["metadata"].get("deletionTimestamp") is None
     assert not claim["metadata"].get("ownerReferences")
+
+
+async def test_discovery_access_is_shared_by_the_graphs_and_goes_with_the_last(
+    world: World,
+) -> None:
+    """Kubernetes discovery (the operator runs without --etcdAddr): the components' pods run as
+    dynamo-discovery, allowed exactly what Dynamo's runtime asks, in the namespace; a user's own
+    account is kept; the account goes when the last graph of the namespace goes."""
+    own_account = small_graph("own-account")
+    worker = own_account["spec"]["services"]["VllmWorker"]
+    worker["extraPodSpec"]["serviceAccountName"] = "my-account"
+    await world.create(GRAPH, small_graph("first"))
+    await world.create(GRAPH, own_account)
+    first, second = await world.all_converged(["first", "own-account"])
+
+    account = await world.get(SERVICE_ACCOUNT, DISCOVERY)
+    assert account is not None
+    owners = {ref["uid"] for ref in account["metadata"]["ownerReferences"]}
+    assert owners == {first["metadata"]["uid"], second["metadata"]["uid"]}
+    role = await world.get(ROLE, DISCOVERY)
+    binding = await world.get(ROLE_BINDING, DISCOVERY)
+    assert role is not None
+    assert binding is not None
+    assert sorted((tuple(r["resources"]), tuple(r["verbs"])) for r in role["rules"]) == [
+        (("dynamoworkermetadatas",), ("list", "watch", "patch")),
+        (("endpointslices",), ("list", "watch")),
+    ]
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": DISCOVERY, "namespace": world.namespace}
+    ]
+    for obj in (role, binding):
+        assert [ref["uid"] for ref in obj["metadata"]["ownerReferences"]] == [
+            account["metadata"]["uid"]
+        ]
+    accounts = {
+        deployment["metadata"]["name"]: deployment["spec"]["template"]["spec"].get(
+            "serviceAccountName"
+        )
+        for deployment in await world.list(DEPLOYMENT)
+    }
+    assert accounts == {
+        "first-frontend": DISCOVERY,
+        "first-vllmworker": DISCOVERY,
+        "own-account-frontend": DISCOVERY,
+        "own-account-vllmworker": "my-account",
+    }
+    services = {s["metadata"]["name"]: s["metadata"]["labels"] for s in await world.list(SERVICE)}
+    assert services["first-vllmworker"]["nvidia.com/dynamo-discovery-enabled"] == "true"
+    assert services["first-frontend"]["nvidia.com/dynamo-discovery-backend"] == "kubernetes"
+    assert "nvidia.com/dynamo-discovery-enabled" not in services["first-frontend"]
+
+    await world.delete(GRAPH, "first")
+    await eventually(
+        "the account still there, owned by the graph left",
+        lambda: _owned_only_by(world, second["metadata"]["uid"]),
+        within=180,
+    )
+
+    await world.delete(GRAPH, "own-account")
+
+    async def collected() -> bool:
+        return all(
+            [
+                await world.get(kind, DISCOVERY) is None
+                for kind in (SERVICE_ACCOUNT, ROLE, ROLE_BINDING)
+            ]
+        )
+
+    await eventually("the discovery account, Role and RoleBinding collected", collected, within=180)
+
+
+async def _owned_only_by(world: World, uid: str) -> bool:
+    account = await world.get(SERVICE_ACCOUNT, DISCOVERY)
+    return account is not None and [
+        ref["uid"] for ref in account["metadata"].get("ownerReferences") or ()
+    ] == [uid]
