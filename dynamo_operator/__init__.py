@@ -16,8 +16,11 @@ are imported on first use (PEP 562 ``__getattr__``); the rest is cheap and impor
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
+from dynamo_operator.backend_inference import effective_backend, launched_backends
 from dynamo_operator.constants import (
     DEFAULT_INGRESS_HOST_SUFFIX,
+    DISCOVERY_ACCESS_NAME,
+    FRONTEND_DEFAULT_COMMAND,
     GPU_RESOURCE_NAME,
     HPA_DEFAULT_CPU_UTILIZATION,
     MAIN_CONTAINER_NAME,
@@ -66,6 +69,7 @@ from dynamo_operator.settings import (
     OPTIONAL_API_GROUP_VERSIONS,
     POD_GROUP_API_VERSION,
     VIRTUAL_SERVICE_API_VERSION,
+    DiscoveryBackend,
     OperatorSettings,
     OptionalApi,
 )
@@ -76,7 +80,9 @@ if _TYPE_CHECKING:
 __all__ = [
     "ALL_OPTIONAL_APIS",
     "DEFAULT_INGRESS_HOST_SUFFIX",
+    "DISCOVERY_ACCESS_NAME",
     "DNS1123_LABEL_MAX_LENGTH",
+    "FRONTEND_DEFAULT_COMMAND",
     "GPU_RESOURCE_NAME",
     "HPA_DEFAULT_CPU_UTILIZATION",
     "LEADER_WORKER_SET_API_VERSION",
@@ -95,6 +101,7 @@ __all__ = [
     "VIRTUAL_SERVICE_API_VERSION",
     "VLLM_DEFAULT_COMPILATION_CACHE_PATH",
     "Annotations",
+    "DiscoveryBackend",
     "Env",
     "Labels",
     "OperatorSettings",
@@ -112,11 +119,13 @@ __all__ = [
     "default_dynamo_namespace",
     "discover_image_pull_secrets",
     "dynamo_namespace",
+    "effective_backend",
     "endpoint_service_names",
     "find_worker_endpoints",
     "is_dns1123_label",
     "is_dns1123_subdomain",
     "is_docker_config_secret",
+    "launched_backends",
     "leader_worker_set_name",
     "model_service_name",
     "render_objects",

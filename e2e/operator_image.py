@@ -39,18 +39,24 @@ OPAQUE_WHITEOUT = ".wh..wh..opq"
 @functools.cache
 def build_operator_image() -> Path:
     """The image archive's path: built by ``hack/image/build.sh`` or reused from its cache."""
-    result = subprocess.run(
-        [str(BUILD_SCRIPT)], capture_output=True, text=True, check=False, cwd=ROOT
-    )
+    return run_image_build(BUILD_SCRIPT)
+
+
+def run_image_build(script: Path) -> Path:
+    """Run a ``hack/image`` build script; the archive path it prints last.
+
+    A failed build raises with the script's last lines (the caller's test fails, never skips).
+    """
+    result = subprocess.run([str(script)], capture_output=True, text=True, check=False, cwd=ROOT)
     if result.returncode != 0:
         tail = "\n".join(result.stderr.splitlines()[-40:])
         raise RuntimeError(
-            f"{BUILD_SCRIPT} failed with exit code {result.returncode}; its last lines:\n{tail}"
+            f"{script} failed with exit code {result.returncode}; its last lines:\n{tail}"
         )
     lines = result.stdout.strip().splitlines()
     path = Path(lines[-1]) if lines else Path()
     if not path.is_file():
-        raise RuntimeError(f"{BUILD_SCRIPT} printed no archive path (stdout: {result.stdout!r})")
+        raise RuntimeError(f"{script} printed no archive path (stdout: {result.stdout!r})")
     return path
 
 

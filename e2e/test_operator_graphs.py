@@ -219,7 +219,7 @@ async def test_discovery_access_is_shared_by_the_graphs_and_goes_with_the_last(
     assert role is not None
     assert binding is not None
     assert sorted((tuple(r["resources"]), tuple(r["verbs"])) for r in role["rules"]) == [
-        (("dynamoworkermetadatas",), ("list", "watch", "patch")),
+        (("dynamoworkermetadatas",), ("list", "watch", "create", "patch")),
         (("endpointslices",), ("list", "watch")),
     ]
     assert binding["subjects"] == [

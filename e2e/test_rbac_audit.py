@@ -106,7 +106,7 @@ NOT_REQUESTED = {
             "the API server lets the operator create the dynamo-discovery Role only with "
             "permissions it holds itself (RBAC's escalation check); Dynamo's pods use them"
         )
-        for verb in ("list", "watch", "patch")
+        for verb in ("list", "watch", "create", "patch")
     },
 }
 

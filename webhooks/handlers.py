@@ -6,6 +6,15 @@ that is being deleted is allowed so finalizers can be removed; a request for a k
 does not serve is denied, and so is an object (or old object) of another kind than the endpoint's:
 validating it under its own kind would let a DynamoComponentDeployment through the
 DynamoGraphDeployment endpoint, or skip the update rules with an old object of another kind.
+
+A field the CRD does not define is admitted, with a warning, never denied. The API server decodes
+the object against the installed CRD before any webhook sees it: with strict field validation
+(``kubectl apply``'s default) it has already refused an unknown field, otherwise it has pruned it.
+So such a field reaches admission only when the installed CRD is newer than this operator and
+defines it; the API server accepted it, and a denial here would make the operator stricter than
+the API it serves. The warning tells the user this operator version ignores it. The CLI, which
+answers for a file before the API server sees it, reports the same field as an error
+(``validate_manifest``).
 """
 
 from __future__ import annotations

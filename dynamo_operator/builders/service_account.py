@@ -42,7 +42,7 @@ DISCOVERY_RULES: tuple[JsonDict, ...] = (
     {
         "apiGroups": [GROUP],
         "resources": ["dynamoworkermetadatas"],
-        "verbs": ["list", "watch", "patch"],
+        "verbs": ["list", "watch", "create", "patch"],
     },
     {
         "apiGroups": ["discovery.k8s.io"],
@@ -50,9 +50,10 @@ DISCOVERY_RULES: tuple[JsonDict, ...] = (
         "verbs": ["list", "watch"],
     },
 )
-"""What Dynamo's runtime does with Kubernetes discovery (read from an API server audit log): each
-worker server-side-applies its DynamoWorkerMetadata; the frontend lists and watches them and the
-EndpointSlices of discoverable Services."""
+"""What Dynamo's runtime does with Kubernetes discovery: each worker server-side-applies its
+DynamoWorkerMetadata (the first apply creates it: RBAC asks for create as well as patch, a real
+worker was refused without it); the frontend lists and watches them and the EndpointSlices of
+discoverable Services."""
 
 
 def build_discovery_service_account(namespace: str) -> JsonDict:

@@ -1,6 +1,10 @@
 """Validation of Dynamo objects, shared by the admission webhooks, the reconcilers and the CLI."""
 
-from dynamo_operator.validation.dispatch import validate_create, validate_update
+from dynamo_operator.validation.dispatch import (
+    validate_create,
+    validate_manifest,
+    validate_update,
+)
 from dynamo_operator.validation.nesting import MAX_NESTING_DEPTH
 from dynamo_operator.validation.paths import describe
 from dynamo_operator.validation.result import (
@@ -18,5 +22,6 @@ __all__ = [
     "ValidationResult",
     "describe",
     "validate_create",
+    "validate_manifest",
     "validate_update",
 ]

@@ -1,9 +1,19 @@
 """Entry points: validate any Dynamo object on create or update, dispatching on its kind.
 
-Both take raw wire dicts (camelCase, as the API server or a YAML file gives them) and never raise
+All take raw wire dicts (camelCase, as the API server or a YAML file gives them) and never raise
 for bad content: a document that does not parse yields errors with the offending field paths.
 Only an object that is not one of the Dynamo kinds raises, because no rule set applies to it.
 An object nested deeper than ``MAX_NESTING_DEPTH`` is refused before anything walks it.
+
+Fields the CRD does not keep (``unknown_fields``) are judged by where the object comes from.
+``validate_manifest`` is for a file about to be applied: the API server will reject such a field
+(``kubectl apply``'s strict field validation) or drop it, so it is an error, as the server will
+answer. ``validate_create``/``validate_update`` are for an object the API server has already
+decoded (admission, reconcilers): it pruned or refused every such field before the webhook or the
+cache saw the object, so none is left to deny. One can remain only when the installed CRD is newer
+than this operator and defines it; the server accepted it, and denying it (or marking the object
+invalid in its status) would make the operator stricter than the API it serves. It is a warning:
+the user hears that this operator version ignores the field.
 """
 
 from __future__ import annotations
@@ -38,39 +48,62 @@ from dynamo_operator.validation.paths import describe, issues_from_validation_er
 from dynamo_operator.validation.result import IssueReason, UnknownKindError, ValidationResult
 from dynamo_operator.validation.unknown_fields import find_unknown_fields
 
+UNKNOWN_FIELD_REJECTED = (
+    "unknown field; the API server rejects it (or drops it when field validation is off)"
+)
+UNKNOWN_FIELD_IGNORED = "field unknown to this operator version; it is ignored"
+
 UpdateRules = Callable[[Mapping[str, Any], Mapping[str, Any], IssueCollector], None]
 
 
 @dataclass(frozen=True, slots=True)
 class _KindRules:
+    kind: str
     model: type[BaseModel]
     on_create: Callable[[Any, IssueCollector], None]
     on_update: UpdateRules
 
 
 _RULES: dict[str, _KindRules] = {
-    KIND_GRAPH_DEPLOYMENT: _KindRules(
-        DynamoGraphDeployment, validate_graph_deployment, validate_graph_deployment_update
-    ),
-    KIND_COMPONENT_DEPLOYMENT: _KindRules(
-        DynamoComponentDeployment,
-        validate_component_deployment,
-        validate_component_deployment_update,
-    ),
-    KIND_MODEL: _KindRules(DynamoModel, validate_model, validate_model_update),
+    rules.kind: rules
+    for rules in (
+        _KindRules(
+            KIND_GRAPH_DEPLOYMENT,
+            DynamoGraphDeployment,
+            validate_graph_deployment,
+            validate_graph_deployment_update,
+        ),
+        _KindRules(
+            KIND_COMPONENT_DEPLOYMENT,
+            DynamoComponentDeployment,
+            validate_component_deployment,
+            validate_component_deployment_update,
+        ),
+        _KindRules(KIND_MODEL, DynamoModel, validate_model, validate_model_update),
+    )
 }
 
 
 def validate_create(obj: Mapping[str, Any]) -> ValidationResult:
+    """An object the API server has decoded; a field the CRD does not keep is a warning."""
     issues = IssueCollector()
-    _validate_content(obj, _rules_for(obj), issues)
+    _validate_content(obj, _rules_for(obj), issues, unknown_fields_are_errors=False)
+    return issues.result()
+
+
+def validate_manifest(obj: Mapping[str, Any]) -> ValidationResult:
+    """A document as ``kubectl apply`` will send it: the create rules, and every field the CRD
+    does not keep an error, as the API server's field validation answers it."""
+    issues = IssueCollector()
+    _validate_content(obj, _rules_for(obj), issues, unknown_fields_are_errors=True)
     return issues.result()
 
 
 def validate_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> ValidationResult:
+    """An update the API server has decoded; a field the CRD does not keep is a warning."""
     rules = _rules_for(new)
     issues = IssueCollector()
-    _validate_content(new, rules, issues)
+    _validate_content(new, rules, issues, unknown_fields_are_errors=False)
     if isinstance(old, Mapping) and old.get("kind") == new.get("kind"):
         rules.on_update(new, old, issues)
     return issues.result()
@@ -84,7 +117,13 @@ def _rules_for(obj: Mapping[str, Any]) -> _KindRules:
     return rules
 
 
-def _validate_content(obj: Mapping[str, Any], rules: _KindRules, issues: IssueCollector) -> None:
+def _validate_content(
+    obj: Mapping[str, Any],
+    rules: _KindRules,
+    issues: IssueCollector,
+    *,
+    unknown_fields_are_errors: bool,
+) -> None:
     too_deep = find_excessive_nesting(obj)
     if too_deep is not None:
         issues.error("", nesting_message(too_deep), IssueReason.MALFORMED_OBJECT)
@@ -96,12 +135,14 @@ def _validate_content(obj: Mapping[str, Any], rules: _KindRules, issues: IssueCo
             f"must be {API_VERSION} (got {describe(api_version)})",
             IssueReason.INVALID_CONFIG,
         )
+    for path in find_unknown_fields(obj, rules.kind):
+        if unknown_fields_are_errors:
+            issues.error(path, UNKNOWN_FIELD_REJECTED)
+        else:
+            issues.warn(path, UNKNOWN_FIELD_IGNORED)
     try:
         parsed = rules.model.model_validate(obj)
     except ValidationError as error:
         issues.add_errors(issues_from_validation_error(error))
         return
-    spec = getattr(parsed, "spec", None)
-    if isinstance(spec, BaseModel):
-        issues.add_warnings(find_unknown_fields(spec, "spec"))
     rules.on_create(parsed, issues)

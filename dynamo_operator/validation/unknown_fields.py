@@ -1,51 +1,96 @@
-"""Warn about fields the API does not define: they are kept, but nothing acts on them.
+"""Fields the CRD neither defines nor preserves: exactly those the API server will not keep.
 
-The upstream operator guide's own ``llm-agg`` example (``tests/fixtures/graphs/llm-agg.yaml``)
-carries a legacy ``pvc`` block on a service; a user deserves to hear that the operator ignores it
-rather than wonder why no volume appears.
+``kubectl apply`` (strict field validation, the default since kubectl 1.27) answers such a field
+with ``unknown field "spec.services.Frontend.replica"`` and creates nothing; with validation off,
+the API server prunes it and the operator never sees it. So the walk follows the schema of the
+generated CRD itself (``dynamo_operator.crd``, what ``deploy/helm/dynamo-operator-crds/generated/``
+holds) the way the API server's structural pruning does:
 
-This walk runs on every admission, over user data, so it is iterative (an explicit stack, no
-recursion however deep the object nests), paths are kept as tuples of parts and joined into
-strings only for the rare field that is reported, only fields the user set are visited, and
-scalars are never descended into.
+- at the resource root, ``apiVersion``, ``kind`` and ``metadata`` belong to the API server
+  (metadata is decoded as a Kubernetes ObjectMeta, not against our schema) and are not walked;
+- a key is known when its object's schema lists it in ``properties`` or has
+  ``additionalProperties`` (the services map);
+- under ``x-kubernetes-preserve-unknown-fields`` any key is kept, and only the listed properties
+  are walked further. The CRD preserves what is Kubernetes' rather than ours: ``extraPodSpec`` (a
+  PodSpec), ``mainContainer``, the probes, an autoscaler's ``behavior`` and ``metrics``, an env
+  var's ``valueFrom``. Nothing there is ever reported: the CLI must not be stricter than the server;
+- list items follow ``items``.
+
+One deliberate difference: a value whose shape is not the schema's (a map where an integer
+belongs) is not walked. The API server refuses its type, which is what the user must fix; each of
+its keys reported as unknown would only bury that.
+
+This runs on every admission and reconcile, over user data: the walk is iterative (an explicit
+stack, however deep the object nests), and paths are joined only for the rare field reported.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+import functools
+from collections.abc import Iterator, Mapping
+from typing import Any
 
-from dynamo_operator.api import ExtraPodSpec
+from dynamo_operator.crd import CUSTOM_RESOURCES, build_crd
 from dynamo_operator.validation.paths import PathPart, join_path
-from dynamo_operator.validation.result import FieldIssue
 
-_UNKNOWN = "unknown field; it is kept but ignored"
+Schema = Mapping[str, Any]
+
+_PRESERVE = "x-kubernetes-preserve-unknown-fields"
+_SERVER_OWNED_ROOT_FIELDS = frozenset({"apiVersion", "kind", "metadata"})
 
 
-def find_unknown_fields(model: BaseModel, path: str) -> list[FieldIssue]:
-    issues: list[FieldIssue] = []
-    pending: list[tuple[object, tuple[PathPart, ...]]] = [(model, ())]
+def find_unknown_fields(obj: Mapping[str, Any], kind: str) -> list[str]:
+    """Paths of ``obj``'s fields that the CRD of ``kind`` (a Dynamo kind) does not keep, in the
+    order they are written."""
+    root = {key: value for key, value in obj.items() if key not in _SERVER_OWNED_ROOT_FIELDS}
+    unknown: list[str] = []
+    # (value, its schema or None when the field is unknown, its path)
+    pending: list[tuple[object, Schema | None, tuple[PathPart, ...]]] = [
+        (root, crd_schema(kind), ())
+    ]
     while pending:
-        value, parts = pending.pop()
-        children: list[tuple[object, PathPart]]
-        if isinstance(value, BaseModel):
-            if isinstance(value, ExtraPodSpec):
-                continue  # its extra fields are the pod spec overrides, known to Kubernetes
-            for name in value.__pydantic_extra__ or ():
-                issues.append(FieldIssue(join_path(path, *parts, name), _UNKNOWN))
-            set_fields = value.model_fields_set  # unset fields hold defaults, never extras
-            children = [
-                (getattr(value, name), field.alias or name)
-                for name, field in type(value).model_fields.items()
-                if name in set_fields
-            ]
-        elif isinstance(value, dict):
-            children = [(item, str(key)) for key, item in value.items()]
-        elif isinstance(value, list):
-            children = [(item, index) for index, item in enumerate(value)]
-        else:
+        value, schema, parts = pending.pop()
+        if schema is None:
+            unknown.append(join_path("", *parts))
             continue
         # Pushed in reverse so that fields come out in the order the user wrote them.
-        for child, part in reversed(children):
-            if isinstance(child, BaseModel | dict | list):
-                pending.append((child, (*parts, part)))
-    return issues
+        for part, child, child_schema in reversed(list(_children(value, schema))):
+            pending.append((child, child_schema, (*parts, part)))
+    return unknown
+
+
+@functools.cache
+def crd_schema(kind: str) -> Schema:
+    """The ``openAPIV3Schema`` the CRD of ``kind`` gives the API server."""
+    for resource in CUSTOM_RESOURCES:
+        if resource.kind == kind:
+            schema: Schema = build_crd(resource)["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+            return schema
+    raise KeyError(f"no CRD for kind {kind!r}")
+
+
+def _children(value: object, schema: Schema) -> Iterator[tuple[PathPart, object, Schema | None]]:
+    """The entries of an object or list with the schema each must follow (None: unknown)."""
+    preserved = schema.get(_PRESERVE) is True
+    if isinstance(value, Mapping) and _is_object_schema(schema):
+        properties: Mapping[str, Schema] = schema.get("properties", {})
+        additional = schema.get("additionalProperties")
+        for key, child in value.items():
+            if key in properties:
+                yield key, child, properties[key]
+            elif isinstance(additional, Mapping):
+                yield key, child, additional
+            elif not preserved:
+                yield key, child, None
+    elif isinstance(value, list) and isinstance(schema.get("items"), Mapping):
+        for index, child in enumerate(value):
+            yield index, child, schema["items"]
+
+
+def _is_object_schema(schema: Schema) -> bool:
+    return (
+        schema.get("type") == "object"
+        or "properties" in schema
+        or "additionalProperties" in schema
+        or schema.get(_PRESERVE) is True
+    )

@@ -9,7 +9,8 @@
 #      PyPI) with --build-arg BASE_IMAGE=<that base>;
 #   3. the archive: $DYNAMO_CACHE/image/dynamo-operator-dev-<key>.tar, where <key>
 #      (hack/image/context_key.py) hashes the Dockerfile, .dockerignore, every file its COPYs read,
-#      the base key and this script; with that archive present a run only computes the key.
+#      the base key, this script and lib.sh (the steps it shares with build-dynamo.sh); with that
+#      archive present a run only computes the key.
 #
 # buildah's store lives in $DYNAMO_CACHE/image/buildah, never in the repository. One build at a
 # time: a second caller waits on a lock and then reuses the first one's archive.
@@ -25,17 +26,10 @@ mkdir -p "$CACHE"
 . "$HERE/lib.sh"
 log() { printf 'image/build.sh: %s\n' "$*" >&2; }
 
-exec 9>"$CACHE/.build.lock"
-if ! flock -n 9; then
-  log "another build holds $CACHE/.build.lock; waiting"
-  flock 9
-fi
-
-base_tar=$("$HERE/base.sh" | tail -n 1)
-base_key=$(basename "$base_tar" .tar)
-base_key=${base_key#base-}
+image_lock
+image_base
 key=$(python3 "$HERE/context_key.py" "$ROOT" "$ROOT/Dockerfile" "base=$base_key" \
-  "build.sh=$(sha256sum <"$HERE/build.sh")")
+  "build.sh=$(sha256sum <"$HERE/build.sh")" "lib.sh=$(sha256sum <"$HERE/lib.sh")")
 out=$CACHE/dynamo-operator-dev-$key.tar
 if [ -s "$out" ]; then
   log "reusing $out"
@@ -43,50 +37,11 @@ if [ -s "$out" ]; then
   exit 0
 fi
 
-ensure_command buildah buildah
-buildah() {
-  command buildah --root "$STORE/root" --runroot "$STORE/run" --storage-driver overlay "$@"
-}
-
+use_buildah_store
 started=$SECONDS
-base_image=localhost/dynamo-operator-base:$base_key
-if ! buildah inspect --type image "$base_image" >/dev/null 2>&1; then
-  log "committing $base_tar as $base_image"
-  container=$(buildah from --pull=never scratch)
-  mount=$(buildah mount "$container")
-  tar --numeric-owner --xattrs -C "$mount" -xpf "$base_tar"
-  buildah umount "$container" >/dev/null
-  # What python:3.11-slim's config says that matters to a Dockerfile built on it.
-  buildah config --os linux --arch amd64 \
-    --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    --env LANG=C.UTF-8 --cmd '["python3"]' "$container"
-  buildah commit --quiet --rm "$container" "$base_image" >/dev/null
-  for stale in $(buildah images --noheading --format '{{.Name}}:{{.Tag}}' \
-    | grep '^localhost/dynamo-operator-base:'); do
-    [ "$stale" = "$base_image" ] || buildah rmi "$stale" >/dev/null
-  done
-fi
-
-# The build's downloads (pip from PyPI) trust what this host trusts: machines whose egress goes
-# through a TLS-inspecting proxy have its CA in the host bundle only. The bundle is bind-mounted
-# over the base's for the RUN steps; a build-time volume is never committed into the image.
-ca_bundle=${PIP_CERT:-${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}}
-trust=()
-[ -f "$ca_bundle" ] && trust=(--volume "$ca_bundle:/etc/ssl/certs/ca-certificates.crt:ro")
-
+image_commit_base
 log "buildah bud $ROOT/Dockerfile with BASE_IMAGE=$base_image"
-buildah bud --isolation chroot --pull=never --network host "${trust[@]}" \
-  --build-arg "BASE_IMAGE=$base_image" --tag "$IMAGE" \
-  --file "$ROOT/Dockerfile" "$ROOT" >&2
-
-tmp=$(mktemp "$CACHE/.dynamo-operator-dev.XXXXXX.tar")
-trap 'rm -f "$tmp"' EXIT
-rm -f "$tmp"
-buildah push --quiet "$IMAGE" "docker-archive:$tmp:$IMAGE" >&2
-mv "$tmp" "$out"
-# This archive and the one before it stay (a test of another session may still be importing that
-# one); older archives go, and so do the images this tag no longer names.
-ls -t "$CACHE"/dynamo-operator-dev-*.tar | tail -n +3 | xargs -r rm -f
-buildah rmi --prune >/dev/null 2>&1 || true
+image_bud "$ROOT/Dockerfile" "$ROOT" "$IMAGE"
+image_export "$IMAGE" "$out"
 log "built $IMAGE in $((SECONDS - started))s: $out ($(du -m "$out" | cut -f1) MiB)"
 echo "$out"

@@ -48,6 +48,11 @@ class AdminClient:
         data = json.dumps(body).encode() if body is not None else None
         return self._json("DELETE", path, data)
 
+    def patch(
+        self, path: str, body: dict[str, Any], content_type: str = "application/merge-patch+json"
+    ) -> dict[str, Any]:
+        return self._json("PATCH", path, json.dumps(body).encode(), content_type)
+
     def create_yaml(self, path: str, yaml_text: str) -> dict[str, Any]:
         """POST a YAML manifest as is: the apiserver decodes YAML itself."""
         return self._json("POST", path, yaml_text.encode(), "application/yaml")

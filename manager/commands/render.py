@@ -1,7 +1,8 @@
 """``dynamo-operator render``: print every object the operator would create, without a cluster.
 
 Only the object stream goes to stdout so it can be piped into ``kubectl apply -f -``; warnings and
-diagnostics go to stderr. Documents are validated first, exactly as the admission webhook would.
+diagnostics go to stderr. Documents are validated first, as ``validate`` does (documents of other
+kinds are named and skipped), and nothing is rendered unless every one passes.
 """
 
 from __future__ import annotations
@@ -13,14 +14,11 @@ from typing import get_args
 from dynamo_operator.render import RenderError, render_objects
 from dynamo_operator.settings import ALL_OPTIONAL_APIS, OptionalApi
 from manager.commands.documents import (
-    EXIT_BAD_INPUT,
     EXIT_INVALID,
-    BadInputError,
-    SourcedDocument,
+    CheckedDocument,
     add_filename_argument,
-    check_document,
-    load_documents,
     printable,
+    screen_input,
 )
 from manager.commands.operator_settings import (
     add_operator_settings_arguments,
@@ -39,7 +37,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "Render DynamoGraphDeployments and DynamoComponentDeployments into every object the "
             "operator creates (recursively), as on a cluster with LeaderWorkerSet, Volcano and "
             "Istio installed unless --without says otherwise. kubernetes.io/dockerconfigjson "
-            "Secrets among the documents feed image pull secret discovery."
+            "Secrets among the documents feed image pull secret discovery; documents of other "
+            "kinds are named and skipped."
         ),
     )
     add_filename_argument(parser)
@@ -59,17 +58,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        documents = load_documents(args.files, args.namespace)
-        invalid = _report_validation(documents)
-    except BadInputError as error:
-        _diagnose(str(error))
-        return EXIT_BAD_INPUT
-    if invalid:
-        return EXIT_INVALID
+    screened = screen_input(args.files, args.namespace)
+    for line in screened.notices:
+        _diagnose(line)
+    _report_validation(screened.checked)
+    if screened.exit_code:
+        return screened.exit_code
     try:
         rendered = render_objects(
-            [document.document for document in documents],
+            screened.renderable(),
             operator_settings_from_arguments(args, ALL_OPTIONAL_APIS - frozenset(args.without)),
             default_namespace=args.namespace,
         )
@@ -82,19 +79,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report_validation(documents: list[SourcedDocument]) -> bool:
-    """Print issues to stderr; True when any document is invalid."""
-    invalid = False
-    for document in documents:
-        if document.is_pull_secret():
-            continue
-        result = check_document(document)
-        invalid |= not result.allowed
-        for issue in result.errors:
-            _diagnose(f"error: {document.label}: {issue}")
-        for issue in result.warnings:
-            _diagnose(f"warning: {document.label}: {issue}")
-    return invalid
+def _report_validation(documents: list[CheckedDocument]) -> None:
+    for checked in documents:
+        for issue in checked.result.errors:
+            _diagnose(f"error: {checked.document.label}: {issue}")
+        for issue in checked.result.warnings:
+            _diagnose(f"warning: {checked.document.label}: {issue}")
 
 
 def _diagnose(line: str) -> None:

@@ -1,4 +1,8 @@
-"""``dynamo-operator validate``: report every error and warning of each document, by field path."""
+"""``dynamo-operator validate``: report every error and warning of each document, by field path.
+
+The verdicts go to stdout, one ``<file>#<n> (<Kind>/<name>): valid|invalid`` line per Dynamo
+document followed by its issues; skipped documents and bad input go to stderr, one line each.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,10 @@ import argparse
 import sys
 
 from manager.commands.documents import (
-    EXIT_BAD_INPUT,
-    EXIT_INVALID,
-    BadInputError,
     add_filename_argument,
-    check_document,
     format_issue,
-    load_documents,
     printable,
+    screen_input,
 )
 
 
@@ -22,8 +22,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "validate",
         help="check Dynamo manifests as the admission webhook would",
         description=(
-            "Validate DynamoGraphDeployment, DynamoComponentDeployment and DynamoModel documents. "
-            "Exit code 0 when all are valid, 1 when any is invalid, 2 on unusable input."
+            "Validate DynamoGraphDeployment, DynamoComponentDeployment and DynamoModel documents "
+            "as kubectl apply and the admission webhook will answer them (a field the API does "
+            "not define is an error); documents of other kinds are named and skipped. Exit code "
+            "0 when all are valid, 1 when any is invalid, 2 on unusable input."
         ),
     )
     add_filename_argument(parser)
@@ -36,22 +38,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        documents = load_documents(args.files, args.namespace)
-        results = [
-            (document, check_document(document))
-            for document in documents
-            if not document.is_pull_secret()
-        ]
-    except BadInputError as error:
-        print(printable(f"dynamo-operator validate: {error}"), file=sys.stderr)
-        return EXIT_BAD_INPUT
-    any_invalid = False
-    for document, result in results:
-        any_invalid |= not result.allowed
-        print(printable(f"{document.label}: {'valid' if result.allowed else 'invalid'}"))
+    screened = screen_input(args.files, args.namespace)
+    for line in screened.notices:
+        print(printable(f"dynamo-operator validate: {line}"), file=sys.stderr)
+    for checked in screened.checked:
+        result = checked.result
+        print(printable(f"{checked.document.label}: {'valid' if result.allowed else 'invalid'}"))
         for issue in result.errors:
             print(format_issue("error", issue))
         for issue in result.warnings:
             print(format_issue("warning", issue))
-    return EXIT_INVALID if any_invalid else 0
+    return screened.exit_code

@@ -3,6 +3,7 @@
 from manager.reconcilers.component_deployment import (
     ComponentDeploymentReconciler,
     ComponentKinds,
+    discovery_access_requests,
     pod_requests,
     secret_requests,
 )
@@ -13,6 +14,7 @@ __all__ = [
     "ComponentKinds",
     "GraphDeploymentReconciler",
     "GraphKinds",
+    "discovery_access_requests",
     "pod_requests",
     "secret_requests",
 ]

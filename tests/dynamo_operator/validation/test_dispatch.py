@@ -7,6 +7,7 @@ from dynamo_operator.validation import (
     IssueReason,
     UnknownKindError,
     validate_create,
+    validate_manifest,
     validate_update,
 )
 from tests.fixtures import (
@@ -18,19 +19,11 @@ from tests.fixtures import (
 
 
 @pytest.mark.parametrize("path", VALID_GRAPHS, ids=lambda p: p.stem)
-def test_example_graphs_are_valid(path: Path) -> None:
-    result = validate_create(load_document(path))
+def test_example_graphs_are_valid_manifests(path: Path) -> None:
+    result = validate_manifest(load_document(path))
 
     assert result.errors == ()
-    assert result.allowed
-
-
-def test_the_seed_llm_agg_graph_warns_about_its_legacy_pvc_block() -> None:
-    graphs = {p.stem: p for p in VALID_GRAPHS}
-    result = validate_create(load_document(graphs["llm-agg"]))
-
-    assert [w.path for w in result.warnings] == ["spec.services.VllmWorker.pvc"]
-    assert "ignored" in result.warnings[0].message
+    assert result.warnings == ()
 
 
 @pytest.mark.parametrize("path", INVALID_DOCUMENTS, ids=lambda p: p.stem)
@@ -38,11 +31,44 @@ def test_each_invalid_document_is_rejected_at_the_expected_field(path: Path) -> 
     expected = expected_error_paths(path)
     assert expected, f"{path.name} declares no expected error"
 
-    result = validate_create(load_document(path))
+    result = validate_manifest(load_document(path))
 
     assert not result.allowed
     assert [issue.path for issue in result.errors] == expected
     assert all(issue.message for issue in result.errors)
+
+
+UPSTREAM_NEWER_FIELD = {
+    "apiVersion": "nvidia.com/v1alpha1",
+    "kind": "DynamoGraphDeployment",
+    "metadata": {"name": "g"},
+    "spec": {"services": {"Worker": {"replicas": 1, "gpuMemoryService": {"enabled": True}}}},
+}
+
+
+def test_a_manifest_with_a_field_the_api_does_not_define_is_invalid() -> None:
+    """As ``kubectl apply`` answers: unknown field "spec.services.Worker.gpuMemoryService"."""
+    result = validate_manifest(UPSTREAM_NEWER_FIELD)
+
+    assert not result.allowed
+    assert [str(issue) for issue in result.errors] == [
+        "spec.services.Worker.gpuMemoryService: unknown field; the API server rejects it "
+        "(or drops it when field validation is off)"
+    ]
+
+
+def test_admission_and_reconcilers_only_warn_about_a_field_this_version_does_not_know() -> None:
+    """The API server decoded the object: such a field survives only when the installed CRD is
+    newer than the operator and defines it; denying it would be stricter than the API server."""
+    for result in (
+        validate_create(UPSTREAM_NEWER_FIELD),
+        validate_update(UPSTREAM_NEWER_FIELD, UPSTREAM_NEWER_FIELD),
+    ):
+        assert result.allowed
+        assert [str(issue) for issue in result.warnings] == [
+            "spec.services.Worker.gpuMemoryService: field unknown to this operator version; "
+            "it is ignored"
+        ]
 
 
 @pytest.mark.parametrize(

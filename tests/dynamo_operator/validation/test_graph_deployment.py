@@ -2,6 +2,8 @@ from typing import Any
 
 import pytest
 
+from dynamo_operator.render import render_objects
+from dynamo_operator.settings import OperatorSettings
 from dynamo_operator.validation import IssueReason, validate_create, validate_update
 
 
@@ -138,23 +140,31 @@ def test_vllm_compilation_cache_may_omit_its_mount_point() -> None:
 
 
 @pytest.mark.parametrize(
-    "launch",
-    [None, ["python3", "-m", "dynamo.trtllm"], ["python3", "-m", "dynamo.vllm"]],
+    ("launch", "errors"),
+    [
+        (None, ["spec.services.W.volumeMounts[0].mountPoint"]),
+        (["python3", "-m", "dynamo.trtllm"], ["spec.services.W.volumeMounts[0].mountPoint"]),
+        (["python3", "-m", "dynamo.vllm"], []),
+    ],
     ids=["no backend", "trtllm launched", "vllm launched but not declared"],
 )
-def test_a_compilation_cache_needs_a_mount_point_unless_vllm_is_declared(
-    launch: list[str] | None,
+def test_a_compilation_cache_needs_a_mount_point_unless_the_backend_is_vllm(
+    launch: list[str] | None, errors: list[str]
 ) -> None:
-    """Only a declared vLLM backend has a default path: the builders use the declared backend,
-    and a merely detected one used to pass validation and then fail ``render`` (found by
-    bench/fuzz.py)."""
+    """Only vLLM has a default path. Validation sees the backend the builders see: declared,
+    else inferred from the launch command (both from backend_inference), so what validation
+    lets through ``render`` builds (a mismatch bench/fuzz.py once found)."""
     worker: dict[str, Any] = {"volumeMounts": [{"name": "cache", "useAsCompilationCache": True}]}
     if launch:
         worker["extraPodSpec"] = {"mainContainer": {"command": launch}}
+    obj = graph({"W": worker}, pvcs=[{"name": "cache"}])
 
-    assert error_paths(graph({"W": worker}, pvcs=[{"name": "cache"}])) == [
-        "spec.services.W.volumeMounts[0].mountPoint"
-    ]
+    assert error_paths(obj) == errors
+    if not errors:
+        objects = render_objects([obj], OperatorSettings()).objects
+        [deployment] = [o for o in objects if o["kind"] == "Deployment"]
+        env = deployment["spec"]["template"]["spec"]["containers"][-1]["env"]
+        assert {"name": "VLLM_CACHE_ROOT", "value": "/root/.cache/vllm"} in env
 
 
 def test_duplicate_env_names_are_rejected() -> None:

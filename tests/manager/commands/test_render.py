@@ -113,14 +113,47 @@ def test_bad_input_exits_two_without_output(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     path = tmp_path / "cm.yaml"
-    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n[1]\n")
 
     code, out, err = run(capsys, "-f", str(path))
 
     assert code == 2
     assert out == ""
-    assert err.count("\n") == 1
-    assert "(ConfigMap/c): kind: unsupported kind" in err
+    assert err.splitlines() == [
+        f"dynamo-operator render: {path}#1 (ConfigMap/c): skipped: not a Dynamo kind",
+        f"dynamo-operator render: {path}#2: a document must be a mapping (an object)",
+    ]
+
+
+def test_a_bundle_renders_its_graph_and_names_what_it_skips(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = FIXTURES / "bundles" / "agg-with-config.yaml"
+
+    code, out, err = run(capsys, "-f", str(path))
+
+    assert code == 0, err
+    assert ("DynamoComponentDeployment", "agg-vllmworker") in kinds_and_names(objects_of(out))
+    assert {obj["kind"] for obj in objects_of(out)}.isdisjoint(
+        {"ConfigMap", "PersistentVolumeClaim", "ResourceClaimTemplate"}
+    )
+    assert f"{path}#3 (ResourceClaimTemplate/gpus): skipped: not a Dynamo kind" in err
+
+
+def test_a_graph_with_a_field_the_api_does_not_define_renders_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = FIXTURES / "invalid" / "legacy-service-pvc.yaml"
+
+    code, out, err = run(capsys, "-f", str(path))
+
+    assert code == 1
+    assert out == ""
+    assert err.splitlines() == [
+        f"dynamo-operator render: error: {path}#1 (DynamoGraphDeployment/llm-agg): "
+        "spec.services.VllmWorker.pvc: unknown field; the API server rejects it (or drops it "
+        "when field validation is off)"
+    ]
 
 
 def test_default_frontend_ingress_flags_reach_the_ingress(
@@ -189,7 +222,6 @@ def test_malformed_pull_secrets_are_skipped_with_a_warning(
         }
         for index, content in enumerate(secrets)
     ]
-    documents.append({"kind": "Secret", "type": "kubernetes.io/dockerconfigjson", "metadata": 7})
     stream = tmp_path / "stream.yaml"
     stream.write_text(
         (VALID_GRAPHS[0]).read_text()
@@ -202,3 +234,24 @@ def test_malformed_pull_secrets_are_skipped_with_a_warning(
     assert objects_of(out)
     for index in range(len(secrets)):
         assert f"default/broken-{index}: malformed .dockerconfigjson" in err
+
+
+def test_a_pull_secret_must_still_be_a_kubernetes_object(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    stream = tmp_path / "stream.yaml"
+    stream.write_text(
+        VALID_GRAPHS[0].read_text()
+        + "---\nkind: Secret\ntype: kubernetes.io/dockerconfigjson\nmetadata: 7\n"
+    )
+
+    code, out, err = run(capsys, "-f", str(stream))
+
+    assert code == 2
+    assert out == ""
+    assert err.splitlines() == [
+        f"dynamo-operator render: {stream}#2 (Secret/<unnamed>): apiVersion: required field is "
+        "missing",
+        f"dynamo-operator render: {stream}#2 (Secret/<unnamed>): metadata: must be an object "
+        "(got 7)",
+    ]
