@@ -18,14 +18,13 @@ import urllib.request
 from collections.abc import Mapping
 from typing import Any
 
-from e2e.dynamo_image import IMAGE, engine_command, mocker_command
+from e2e.dynamo_image import IMAGE, mocker_command
 from e2e.graphs import GRAPH
 from e2e.real_node import RealNodeCluster
 
 MODEL = "tiny"
 MODEL_DIR = "/models/tiny"
 MODEL_CONFIG_MAP = "tiny-model"
-SYSTEM_PORT = 9090
 
 
 def dynamo_graph(
@@ -81,29 +80,6 @@ def aggregated_graph(name: str) -> dict[str, Any]:
     return dynamo_graph(name, {"Worker": {}})
 
 
-def disaggregated_graph(name: str) -> dict[str, Any]:
-    return dynamo_graph(
-        name,
-        {
-            "Prefill": {"componentType": "prefill", "args": ["--disaggregation-mode", "prefill"]},
-            "Decode": {"componentType": "decode", "args": ["--disaggregation-mode", "decode"]},
-        },
-    )
-
-
-def lora_graph(name: str) -> dict[str, Any]:
-    return dynamo_graph(
-        name,
-        {
-            "Worker": {
-                "command": engine_command(MODEL_DIR, MODEL),
-                "env": {"DYN_LORA_ENABLED": "true"},
-            }
-        },
-        model_ref=True,
-    )
-
-
 def model_config_map(files: Mapping[str, str]) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
@@ -145,18 +121,6 @@ def chat(base_url: str, prompt: str = "Hello there", *, model: str = MODEL) -> s
     if not content:
         raise HttpError(f"an answer with no text: {answer}")
     return str(content)
-
-
-def served_requests(pod_ip: str) -> float:
-    """Requests a worker's ``generate`` endpoint has handled, from its system port's metrics."""
-    request = urllib.request.Request(f"http://{pod_ip}:{SYSTEM_PORT}/metrics")
-    with urllib.request.urlopen(request, timeout=5) as response:
-        text = response.read().decode()
-    total = 0.0
-    for line in text.splitlines():
-        if line.startswith("dynamo_component_requests_total{") and 'endpoint="generate"' in line:
-            total += float(line.rsplit(" ", 1)[1])
-    return total
 
 
 def wait_until_answering(base_url: str, timeout: float = 120.0) -> float:
