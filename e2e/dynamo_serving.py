@@ -18,6 +18,9 @@ import urllib.request
 from collections.abc import Mapping
 from typing import Any
 
+from localcluster import AdminClient
+
+from dynamo_operator.constants import Ports
 from e2e.dynamo_image import IMAGE, mocker_command
 from e2e.graphs import GRAPH
 from e2e.real_node import RealNodeCluster
@@ -87,6 +90,12 @@ def model_config_map(files: Mapping[str, str]) -> dict[str, Any]:
         "metadata": {"name": MODEL_CONFIG_MAP},
         "data": dict(files),
     }
+
+
+def frontend_url(admin: AdminClient, namespace: str, graph: str) -> str:
+    """The graph's frontend through its Service's ClusterIP (named after the Frontend's DCD)."""
+    service = admin.get(f"/api/v1/namespaces/{namespace}/services/{graph}-frontend")
+    return f"http://{service['spec']['clusterIP']}:{Ports.FRONTEND_HTTP}"
 
 
 class HttpError(Exception):

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from localcluster import rss_bytes
 
 from e2e.dynamo_image import (
     IMAGE,
@@ -109,9 +110,7 @@ class Host:
 
     def rss_mib(self, name: str) -> float:
         # After its exec chain (unshare, sh, chroot, env) the process started is python itself.
-        status = Path(f"/proc/{self.processes[name].pid}/status").read_text()
-        kib = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS"))
-        return round(kib / 1024, 1)
+        return round(rss_bytes(self.processes[name].pid) / 2**20, 1)
 
     def stop(self) -> dict[str, int]:
         """SIGTERM to every process group, SIGKILL after 15 s; the exit codes."""

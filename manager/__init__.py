@@ -64,7 +64,7 @@ if _TYPE_CHECKING:
         Runnable,
     )
     from manager.namespace_claims import ClaimAware, NamespaceClaims, lease_expiry
-    from manager.ownership import ChildChanges, apply_shared, sync_children
+    from manager.ownership import ChildChanges, apply_each, apply_shared, sync_children
     from manager.predicate import (
         AnnotationsChanged,
         Funcs,
@@ -131,6 +131,7 @@ __all__ = [
     "Runnable",
     "ServedApis",
     "and_",
+    "apply_each",
     "apply_shared",
     "configure_logging",
     "enqueue_for_object",
@@ -218,6 +219,7 @@ __getattr__, __dir__ = _lazy_exports(
         ),
         "manager.ownership": (
             "ChildChanges",
+            "apply_each",
             "apply_shared",
             "sync_children",
         ),

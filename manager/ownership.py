@@ -39,7 +39,7 @@ from manager.client import (
 )
 from manager.kinds import ResourceKind
 
-__all__ = ["ChildChanges", "apply_shared", "is_controlled_by", "sync_children"]
+__all__ = ["ChildChanges", "apply_each", "apply_shared", "is_controlled_by", "sync_children"]
 
 log = structlog.get_logger("manager.ownership")
 
@@ -122,6 +122,21 @@ async def sync_children(
             if await client.delete(kind, namespace, name):
                 changes.deleted.append(f"{kind.kind}/{name}")
     return changes
+
+
+async def apply_each(
+    client: Client, reader: CacheReader, objects: Iterable[Mapping[str, Any]]
+) -> list[str]:
+    """Apply each object that differs from its cached copy, one after another (objects shared
+    by several owners, which `sync_children` must not delete): `Kind/name` of those created."""
+    created = []
+    for obj in objects:
+        kind = client.kind_of(obj)
+        metadata = obj["metadata"]
+        live = reader.get(kind, metadata.get("namespace"), metadata["name"])
+        if await client.apply_if_changed(obj, live) and live is None:
+            created.append(f"{kind.kind}/{metadata['name']}")
+    return created
 
 
 async def apply_shared(

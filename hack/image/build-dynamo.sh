@@ -27,22 +27,4 @@ mkdir -p "$CACHE"
 . "$HERE/lib.sh"
 log() { printf 'image/build-dynamo.sh: %s\n' "$*" >&2; }
 
-image_lock
-image_base
-key=$(python3 "$HERE/context_key.py" "$CONTEXT" "$CONTEXT/Dockerfile" "base=$base_key" \
-  "build-dynamo.sh=$(sha256sum <"$HERE/build-dynamo.sh")" "lib.sh=$(sha256sum <"$HERE/lib.sh")")
-out=$CACHE/dynamo-cpu-dev-$key.tar
-if [ -s "$out" ]; then
-  log "reusing $out"
-  echo "$out"
-  exit 0
-fi
-
-use_buildah_store
-started=$SECONDS
-image_commit_base
-log "buildah bud $CONTEXT/Dockerfile with BASE_IMAGE=$base_image"
-image_bud "$CONTEXT/Dockerfile" "$CONTEXT" "$IMAGE"
-image_export "$IMAGE" "$out"
-log "built $IMAGE in $((SECONDS - started))s: $out ($(du -m "$out" | cut -f1) MiB)"
-echo "$out"
+build_image "$HERE/build-dynamo.sh" "$CONTEXT" "$CONTEXT/Dockerfile" "$IMAGE" dynamo-cpu-dev

@@ -26,22 +26,4 @@ mkdir -p "$CACHE"
 . "$HERE/lib.sh"
 log() { printf 'image/build.sh: %s\n' "$*" >&2; }
 
-image_lock
-image_base
-key=$(python3 "$HERE/context_key.py" "$ROOT" "$ROOT/Dockerfile" "base=$base_key" \
-  "build.sh=$(sha256sum <"$HERE/build.sh")" "lib.sh=$(sha256sum <"$HERE/lib.sh")")
-out=$CACHE/dynamo-operator-dev-$key.tar
-if [ -s "$out" ]; then
-  log "reusing $out"
-  echo "$out"
-  exit 0
-fi
-
-use_buildah_store
-started=$SECONDS
-image_commit_base
-log "buildah bud $ROOT/Dockerfile with BASE_IMAGE=$base_image"
-image_bud "$ROOT/Dockerfile" "$ROOT" "$IMAGE"
-image_export "$IMAGE" "$out"
-log "built $IMAGE in $((SECONDS - started))s: $out ($(du -m "$out" | cut -f1) MiB)"
-echo "$out"
+build_image "$HERE/build.sh" "$ROOT" "$ROOT/Dockerfile" "$IMAGE" dynamo-operator-dev

@@ -96,3 +96,29 @@ image_export() {
   ls -t "$CACHE/$prefix"-*.tar | tail -n +3 | xargs -r rm -f
   buildah rmi --prune >/dev/null 2>&1 || true
 }
+
+# build_image SCRIPT CONTEXT DOCKERFILE IMAGE PREFIX: the whole build both scripts make. Prints
+# the archive $CACHE/PREFIX-<key>.tar, where <key> (context_key.py) hashes DOCKERFILE, the files
+# its COPYs read from CONTEXT, the base key, SCRIPT and this file; with that archive present a run
+# only computes the key.
+build_image() {
+  local script=$1 context=$2 dockerfile=$3 image=$4 prefix=$5 key out started
+  image_lock
+  image_base
+  key=$(python3 "$HERE/context_key.py" "$context" "$dockerfile" "base=$base_key" \
+    "$(basename "$script")=$(sha256sum <"$script")" "lib.sh=$(sha256sum <"$HERE/lib.sh")")
+  out=$CACHE/$prefix-$key.tar
+  if [ -s "$out" ]; then
+    log "reusing $out"
+    echo "$out"
+    return 0
+  fi
+  use_buildah_store
+  started=$SECONDS
+  image_commit_base
+  log "buildah bud $dockerfile with BASE_IMAGE=$base_image"
+  image_bud "$dockerfile" "$context" "$image"
+  image_export "$image" "$out"
+  log "built $image in $((SECONDS - started))s: $out ($(du -m "$out" | cut -f1) MiB)"
+  echo "$out"
+}

@@ -9,7 +9,7 @@ from .cluster import LocalCluster, install_crd
 from .control_plane import ControlPlane
 from .ephemeral import kubeconfig_or_local_cluster
 from .pki import KeyPair, Pki
-from .processes import StartupError
+from .processes import StartupError, rss_bytes
 from .waiting import wait_for
 
 __all__ = [
@@ -25,5 +25,6 @@ __all__ = [
     "ensure_binaries",
     "install_crd",
     "kubeconfig_or_local_cluster",
+    "rss_bytes",
     "wait_for",
 ]

@@ -31,7 +31,7 @@ from .binaries import Binaries
 from .components import KUBERNETES_SERVICE_IP, KUBERNETES_SERVICE_NAMES, Ports
 from .host_network import primary_ipv4
 from .pki import Pki, create_pki, load_pki, write_kubeconfig
-from .processes import ManagedProcess, StartupError, start_process, wait_until
+from .processes import ManagedProcess, StartupError, rss_bytes, start_process, wait_until
 
 _STATE_FILE = "state.json"
 # Generous: a loaded 2-core CI machine runs several of these at once.
@@ -136,17 +136,8 @@ class LocalCluster:
 
     def rss_bytes(self) -> dict[str, int]:
         """Resident memory per component, read from /proc (for the startup report)."""
-        sizes = {}
-        for name, process in self.processes.items():
-            try:
-                status = Path(f"/proc/{process.pid}/status").read_text()
-            except OSError:
-                continue
-            kilobytes = next(
-                int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")
-            )
-            sizes[name] = kilobytes * 1024
-        return sizes
+        sizes = {name: rss_bytes(process.pid) for name, process in self.processes.items()}
+        return {name: size for name, size in sizes.items() if size}
 
     # -- state shared between `up` and `down` ---------------------------------------------------
 

@@ -85,6 +85,18 @@ class ManagedProcess:
                 self.popen.wait(timeout=0.05)
 
 
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process from /proc (0 when it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    for line in status.splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
 def start_process(
     name: str,
     argv: Sequence[str | Path],

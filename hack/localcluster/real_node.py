@@ -35,7 +35,7 @@ from .node_binaries import NodeBinaries
 from .node_config import NODE_NAME, TAINT_KEY, NodePaths
 from .node_teardown import HostState
 from .pki import write_kubeconfig
-from .processes import ManagedProcess, StartupError, start_process, wait_until
+from .processes import ManagedProcess, StartupError, rss_bytes, start_process, wait_until
 
 _TIMEOUT = 120.0
 _CONTAINERD = Path("/usr/bin/containerd")
@@ -173,9 +173,9 @@ class RealNode:
 
     def rss_bytes(self) -> dict[str, int]:
         """Resident memory of containerd, the kubelet, kube-proxy and all containerd shims."""
-        sizes = {name: _rss(p.pid) for name, p in self.processes.items()}
+        sizes = {name: rss_bytes(p.pid) for name, p in self.processes.items()}
         shims = pids_with_argument(str(self.paths.containerd_socket))
-        sizes["containerd-shims"] = sum(_rss(pid) for pid in shims)
+        sizes["containerd-shims"] = sum(rss_bytes(pid) for pid in shims)
         return sizes
 
     # -- stages ----------------------------------------------------------------------------------
@@ -315,17 +315,6 @@ class RealNode:
         # Already gone, or the control plane is stopped: nothing to do.
         with contextlib.suppress(OSError, ApiError):
             self.cluster.admin_client().delete(f"/api/v1/nodes/{NODE_NAME}")
-
-
-def _rss(pid: int) -> int:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return 0
-    for line in status.splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    return 0
 
 
 def _http_ok(url: str) -> bool:

@@ -46,7 +46,7 @@ from manager.client import BadRequest, Client, Invalid, NotFound
 from manager.controller import Request, Result
 from manager.events import EventRecorder
 from manager.kinds import POD, SECRET, SERVICE, SERVICE_ACCOUNT, ResourceKind
-from manager.ownership import ChildChanges, apply_shared, sync_children
+from manager.ownership import ChildChanges, apply_each, apply_shared, sync_children
 
 __all__ = [
     "ComponentDeploymentReconciler",
@@ -142,12 +142,8 @@ class ComponentDeploymentReconciler:
             _discovery_owner(dcd),
         )
         names = [f"ServiceAccount/{account['metadata']['name']}"] if created else []
-        for obj in build_discovery_access(namespace, account):
-            kind = self._client.kind_of(obj)
-            live = self._reader.get(kind, namespace, obj["metadata"]["name"])
-            if await self._client.apply_if_changed(obj, live) and live is None:
-                names.append(f"{kind.kind}/{obj['metadata']['name']}")
-        return names
+        access = build_discovery_access(namespace, account)
+        return names + await apply_each(self._client, self._reader, access)
 
     async def _release_model_services(
         self,

@@ -48,7 +48,7 @@ from manager.client import AlreadyExists, BadRequest, Client, Invalid, NotFound
 from manager.controller import Request, Result
 from manager.events import EventRecorder
 from manager.kinds import PERSISTENT_VOLUME_CLAIM, ResourceKind
-from manager.ownership import ChildChanges, sync_children
+from manager.ownership import ChildChanges, apply_each, sync_children
 
 __all__ = ["GraphDeploymentReconciler", "GraphKinds"]
 
@@ -117,11 +117,8 @@ class GraphDeploymentReconciler:
     ) -> None:
         """Planner access is shared by the namespace's graphs: applied when it differs, never
         deleted with one graph."""
-        for obj in build_planner_access(model, namespace, self._planner_cluster_role_name):
-            kind = self._client.kind_of(obj)
-            live = self._reader.get(kind, namespace, obj["metadata"]["name"])
-            if await self._client.apply_if_changed(obj, live) and live is None:
-                changes.created.append(f"{kind.kind}/{obj['metadata']['name']}")
+        access = build_planner_access(model, namespace, self._planner_cluster_role_name)
+        changes.created.extend(await apply_each(self._client, self._reader, access))
 
     async def _create_claims(
         self, model: DynamoGraphDeployment, context: BuildContext
