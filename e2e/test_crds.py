@@ -53,6 +53,7 @@ def test_crds_are_established_with_their_short_names(installed_crds: list[Any]) 
         "DynamoGraphDeployment": ["dgd"],
         "DynamoComponentDeployment": ["dcd"],
         "DynamoModel": ["dm"],
+        "DynamoWorkerMetadata": ["dwm"],
     }
 
 

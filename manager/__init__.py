@@ -64,7 +64,13 @@ if _TYPE_CHECKING:
         Runnable,
     )
     from manager.namespace_claims import ClaimAware, NamespaceClaims, lease_expiry
-    from manager.ownership import ChildChanges, apply_each, apply_shared, sync_children
+    from manager.ownership import (
+        ChildChanges,
+        apply_each,
+        apply_shared,
+        is_namespace_terminating,
+        sync_children,
+    )
     from manager.predicate import (
         AnnotationsChanged,
         Funcs,
@@ -138,6 +144,7 @@ __all__ = [
     "enqueue_for_owner",
     "enqueue_mapped",
     "get_logger",
+    "is_namespace_terminating",
     "lazy_exports",
     "lease_expiry",
     "new_predicate_funcs",
@@ -221,6 +228,7 @@ __getattr__, __dir__ = _lazy_exports(
             "ChildChanges",
             "apply_each",
             "apply_shared",
+            "is_namespace_terminating",
             "sync_children",
         ),
         "manager.predicate": (

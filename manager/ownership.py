@@ -39,7 +39,14 @@ from manager.client import (
 )
 from manager.kinds import ResourceKind
 
-__all__ = ["ChildChanges", "apply_each", "apply_shared", "is_controlled_by", "sync_children"]
+__all__ = [
+    "ChildChanges",
+    "apply_each",
+    "apply_shared",
+    "is_controlled_by",
+    "is_namespace_terminating",
+    "sync_children",
+]
 
 log = structlog.get_logger("manager.ownership")
 

@@ -42,11 +42,17 @@ from dynamo_operator.status import (
 )
 from dynamo_operator.validation import validate_create
 from manager.cache import CacheReader
-from manager.client import BadRequest, Client, Invalid, NotFound
+from manager.client import ApiError, BadRequest, Client, Invalid, NotFound
 from manager.controller import Request, Result
 from manager.events import EventRecorder
 from manager.kinds import POD, SECRET, SERVICE, SERVICE_ACCOUNT, ResourceKind
-from manager.ownership import ChildChanges, apply_each, apply_shared, sync_children
+from manager.ownership import (
+    ChildChanges,
+    apply_each,
+    apply_shared,
+    is_namespace_terminating,
+    sync_children,
+)
 
 __all__ = [
     "ComponentDeploymentReconciler",
@@ -103,7 +109,12 @@ class ComponentDeploymentReconciler:
             children = build_component_children(
                 DynamoComponentDeployment.model_validate(dcd), context
             )
-            created_access = await self._ensure_discovery_access(dcd, context.settings)
+            try:
+                created_access = await self._ensure_discovery_access(dcd, context.settings)
+            except ApiError as error:
+                if is_namespace_terminating(error):
+                    return None  # the component goes with its namespace
+                raise
             changes = await sync_children(
                 self._client, self._reader, dcd, children.objects(), self._kinds.children
             )
