@@ -30,12 +30,17 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 Behaviour = Literal["ok", "fail", "hang", "garbage", "close"]
 PORT = 9090
 _CLONE_NEWNET = 0x40000000
 _libc = ctypes.CDLL("libc.so.6", use_errno=True)
+
+
+NETNS_DIR = Path("/run/netns")
+"""Where `ip netns` keeps named namespaces (it creates the directory and mounts it on itself)."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,7 @@ class WorkerNetwork:
         self._tag = secrets.token_hex(3)
         self._subnet = _free_subnet()
         self._namespaces: list[str] = []
+        self._netns_dir_existed = NETNS_DIR.exists()
         self._links: list[str] = []
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
@@ -124,6 +130,7 @@ class WorkerNetwork:
             subprocess.run(["ip", "netns", "del", netns], check=False, capture_output=True)
         self._links.clear()
         self._namespaces.clear()
+        _remove_netns_dir_if_made(self._netns_dir_existed)
 
     async def _shutdown(self) -> None:
         """Stop listening and end every connection, hung ones included."""
@@ -217,10 +224,20 @@ def _free_subnet() -> ipaddress.IPv4Network:
     raise RuntimeError("no free 10.x.y.0/24 for the test hosts")
 
 
+def _remove_netns_dir_if_made(existed_before: bool) -> None:
+    """Give back what the first `ip netns add` made: /run/netns, bind-mounted onto itself. Only
+    when it was not there before and no namespace is left in it (another user may have come)."""
+    if existed_before or not NETNS_DIR.is_dir() or any(NETNS_DIR.iterdir()):
+        return
+    subprocess.run(["umount", str(NETNS_DIR)], check=False, capture_output=True)
+    with contextlib.suppress(OSError):
+        NETNS_DIR.rmdir()
+
+
 def _listen_in(netns: str, ip: str, port: int) -> socket.socket:
     """A socket listening on ip:port inside the network namespace ``netns``."""
     own = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
-    target = os.open(f"/run/netns/{netns}", os.O_RDONLY)
+    target = os.open(NETNS_DIR / netns, os.O_RDONLY)
     try:
         _setns(target)
         try:

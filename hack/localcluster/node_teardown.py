@@ -19,13 +19,15 @@ from .node_config import BRIDGE, NodePaths
 from .processes import ManagedProcess
 
 # Shared directories the kubelet, containerd or the CNI plugins create when missing; whichever did
-# not exist before the node started is removed again.
+# not exist before the node started is removed again. Not /run/netns: pod network namespaces live
+# under the node's state dir (node_config: netns_mounts_under_state_dir), so the node never makes
+# it (checked with pods running), while `ip netns` test hosts of another module may be using it at
+# that moment (e2e/lora_workers.py): removing it broke their namespaces and, busy, failed the stop.
 SHARED_PATHS = (
     Path("/var/log/containers"),  # the kubelet's symlinks to container logs (fixed path)
     Path("/var/lib/kubelet"),  # the kubelet's device-plugins dir, whatever --root-dir says
     Path("/var/lib/cni"),  # libcni's result cache
     Path("/run/containerd"),  # the shims' sockets (/run/containerd/s, fixed path)
-    Path("/run/netns"),
     Path("/etc/cni"),
     Path("/opt/cni"),
     Path("/opt/containerd"),  # containerd's opt plugin, should its path setting be ignored
