@@ -20,21 +20,32 @@ from typing import Any
 
 from localcluster import AdminClient
 
+from dynamo_operator.builders.probes import FRONTEND_READINESS_COMMAND
 from dynamo_operator.constants import Ports
-from e2e.dynamo_image import IMAGE, mocker_command
+from e2e.dynamo_image import IMAGE, engine_command, mocker_command
 from e2e.graphs import GRAPH
 from e2e.real_node import RealNodeCluster
 
 MODEL = "tiny"
 MODEL_DIR = "/models/tiny"
 MODEL_CONFIG_MAP = "tiny-model"
+GENERATE_REQUESTS = "dynamo_component_requests_total{"
+"""A worker's requests by endpoint, on its system port's /metrics (label ``dynamo_endpoint``)."""
 
 
 def dynamo_graph(
-    name: str, workers: Mapping[str, Mapping[str, Any]], *, model_ref: bool = False
+    name: str,
+    workers: Mapping[str, Mapping[str, Any]],
+    *,
+    model_ref: bool = False,
+    frontend_ready_every: int | None = None,
 ) -> dict[str, Any]:
     """A graph of a Frontend (image only) and ``workers`` (service name -> ``componentType``,
-    ``args`` after the launch command, optional ``replicas``, ``env`` and ``command``)."""
+    ``args`` after the launch command, optional ``replicas``, ``env`` and ``command``).
+
+    ``frontend_ready_every`` replaces the frontend's default readiness probe timing (a first
+    check after 60 s, then every 60 s) with one every that many seconds, as a user may: tests
+    that restart a frontend need not wait a minute for it."""
     placement = RealNodeCluster.pod_placement()
     model_volume = {"name": "model", "configMap": {"name": MODEL_CONFIG_MAP}}
     services: dict[str, Any] = {
@@ -48,6 +59,13 @@ def dynamo_graph(
             },
         }
     }
+    if frontend_ready_every is not None:
+        services["Frontend"]["readinessProbe"] = {
+            "exec": {"command": ["/bin/sh", "-c", FRONTEND_READINESS_COMMAND]},
+            "periodSeconds": frontend_ready_every,
+            "timeoutSeconds": 5,
+            "failureThreshold": 3,
+        }
     for service, spec in workers.items():
         command = spec.get("command") or mocker_command(MODEL_DIR, MODEL)
         main: dict[str, Any] = {
@@ -81,6 +99,21 @@ def dynamo_graph(
 
 def aggregated_graph(name: str) -> dict[str, Any]:
     return dynamo_graph(name, {"Worker": {}})
+
+
+def disaggregated_graph(name: str, *, frontend_ready_every: int | None = None) -> dict[str, Any]:
+    """Prefill and decode mockers behind one frontend: every request goes through both."""
+    workers = {
+        "Prefill": {"componentType": "prefill", "args": ["--disaggregation-mode", "prefill"]},
+        "Decode": {"componentType": "decode", "args": ["--disaggregation-mode", "decode"]},
+    }
+    return dynamo_graph(name, workers, frontend_ready_every=frontend_ready_every)
+
+
+def lora_graph(name: str) -> dict[str, Any]:
+    """One LoRA-capable test engine (Dynamo's real ``/v1/loras`` routes) serving the base model."""
+    worker = {"command": engine_command(MODEL_DIR, MODEL), "env": {"DYN_LORA_ENABLED": "true"}}
+    return dynamo_graph(name, {"Worker": worker}, model_ref=True)
 
 
 def model_config_map(files: Mapping[str, str]) -> dict[str, Any]:
@@ -119,6 +152,14 @@ def http_json(
     return json.loads(text) if text else None
 
 
+def http_text(url: str, *, timeout: float = 5.0) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return str(response.read().decode())
+    except (OSError, urllib.error.URLError) as error:
+        raise HttpError(f"GET {url}: {error}") from error
+
+
 def chat(base_url: str, prompt: str = "Hello there", *, model: str = MODEL) -> str:
     """One chat completion through a frontend: the answer's text (HttpError when refused)."""
     answer = http_json(
@@ -130,6 +171,16 @@ def chat(base_url: str, prompt: str = "Hello there", *, model: str = MODEL) -> s
     if not content:
         raise HttpError(f"an answer with no text: {answer}")
     return str(content)
+
+
+def generate_requests(pod_ip: str) -> float:
+    """Requests a worker's ``generate`` endpoint has served, from its system port's metrics."""
+    text = http_text(f"http://{pod_ip}:{Ports.SYSTEM}/metrics")
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith(GENERATE_REQUESTS) and 'dynamo_endpoint="generate"' in line
+    )
 
 
 def wait_until_answering(base_url: str, timeout: float = 120.0) -> float:
