@@ -110,8 +110,9 @@ class RealNodeCluster:
 
 
 @contextmanager
-def running_real_node() -> Iterator[RealNodeCluster]:
-    """Build (cached) and start an in-cluster control plane and the real node; stop both."""
+def running_real_node(*, audit: bool = False) -> Iterator[RealNodeCluster]:
+    """Build (cached) and start an in-cluster control plane and the real node; stop both.
+    ``audit``: the API server logs ServiceAccounts' requests (``cluster.audit_log``)."""
     binaries = ensure_binaries(show_progress=True)
     node_binaries = ensure_node_binaries(show_progress=True)
     tmp = Path(tempfile.gettempdir())
@@ -119,7 +120,7 @@ def running_real_node() -> Iterator[RealNodeCluster]:
     RealNode.reap_abandoned()
     workdir = Path(tempfile.mkdtemp(prefix=_WORKDIR_PREFIX))
     cluster = LocalCluster.create(
-        binaries, workdir, die_with_parent=True, with_lws=True, in_cluster=True
+        binaries, workdir, die_with_parent=True, with_lws=True, in_cluster=True, audit=audit
     )
     node = RealNode(cluster, node_binaries)
     sysctls_before = read_sysctls()

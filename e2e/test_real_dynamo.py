@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 from localcluster import ApiError, ensure_binaries, rss_bytes, wait_for
+from localcluster.audit import read_audit_events
 
 from dynamo_operator.constants import Ports
 from e2e.chart import OPERATOR_CHART
@@ -48,13 +49,14 @@ from e2e.graphs import GRAPH, is_converged
 from e2e.helm_install import CONVERGE, RELEASE, SYSTEM, Installed, install
 from e2e.operator_image import operator_image_tar  # noqa: F401 (fixture)
 from e2e.operator_process import free_port
-from e2e.real_node import RealNodeCluster, real_node_fixture  # noqa: F401 (fixture)
+from e2e.real_node import RealNodeCluster, running_real_node
 
 pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
 
 MODEL_KIND = "/apis/nvidia.com/v1alpha1/namespaces/{ns}/dynamomodels"
 WORKER_METADATA = "/apis/nvidia.com/v1alpha1/namespaces/{ns}/dynamoworkermetadatas"
 ADAPTER = "tiny-adapter"
+DISCOVERY_ACCOUNT = "dynamo-discovery"
 
 
 @dataclass
@@ -95,6 +97,14 @@ class Serving:
             for m in published
             if m["metadata"]["name"].startswith(f"{component}-")
         ]
+
+
+@pytest.fixture(scope="module")
+def real_node() -> Iterator[RealNodeCluster]:
+    """The real node, its API server logging ServiceAccounts' requests: what the graphs' pods
+    ask of the API server is checked against the discovery Role at the end."""
+    with running_real_node(audit=True) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
@@ -302,6 +312,47 @@ def test_the_same_graph_serves_with_etcd_discovery(
             assert _env(pod)["ETCD_ENDPOINTS"] == endpoint, component
 
 
+def test_the_discovery_role_grants_exactly_what_the_pods_used(
+    serving: Serving, real_node: RealNodeCluster
+) -> None:
+    """Every request the graphs' pods made as the discovery account (through every test above:
+    starts, scaling, rollouts, restarts, stops) was allowed, and every verb the namespace's
+    discovery Role grants was used by one of them."""
+    user = f"system:serviceaccount:{serving.namespace}:{DISCOVERY_ACCOUNT}"
+    requests = {
+        event["auditID"]: event
+        for event in read_audit_events(real_node.cluster.audit_log)
+        if event["user"]["username"] == user and event.get("objectRef")
+    }
+    refused = sorted(
+        {
+            f"{e['verb']} {e['requestURI'].split('?')[0]}"
+            for e in requests.values()
+            if (e.get("responseStatus") or {}).get("code") == 403
+        }
+    )
+    used = {
+        (verb, e["objectRef"].get("apiGroup", ""), e["objectRef"]["resource"])
+        for e in requests.values()
+        for verb in _verbs_used(e)
+    }
+    role = serving.admin.get(
+        f"/apis/rbac.authorization.k8s.io/v1/namespaces/{serving.namespace}"
+        f"/roles/{DISCOVERY_ACCOUNT}"
+    )
+    granted = {
+        (verb, group, resource)
+        for rule in role["rules"]
+        for verb in rule["verbs"]
+        for group in rule["apiGroups"]
+        for resource in rule["resources"]
+    }
+
+    assert requests, f"no request by {user} in the audit log"
+    assert not refused, f"the discovery Role grants too little: {refused}"
+    assert used == granted, f"used but not granted: {used - granted}; unused: {granted - used}"
+
+
 # -- helpers ----------------------------------------------------------------------------------
 
 
@@ -350,6 +401,13 @@ def _watch_rollout(serving: Serving, graph: str, generation: int) -> str:
             return f"old pods still running: {stale}" if stale else ""
         time.sleep(0.5)
     raise AssertionError(f"the rollout of {graph} did not finish within {CONVERGE:.0f}s")
+
+
+def _verbs_used(event: dict[str, Any]) -> list[str]:
+    """The RBAC verbs a request needed: a server-side apply that created its object (PATCH
+    answered 201) needed ``create`` as well as ``patch``."""
+    created = (event.get("responseStatus") or {}).get("code") == 201
+    return [event["verb"], "create"] if event["verb"] == "patch" and created else [event["verb"]]
 
 
 def _ready(pod: dict[str, Any]) -> bool:

@@ -293,6 +293,9 @@ class RealNode:
         client = self.cluster.admin_client()
         selector = f"?fieldSelector=spec.nodeName%3D{NODE_NAME}"
         try:
+            # Cordoned first: the controllers' replacements for the deleted Pods stay Pending
+            # instead of landing here again (the wait below then ends as soon as they are gone).
+            client.patch(f"/api/v1/nodes/{NODE_NAME}", {"spec": {"unschedulable": True}})
             pods = client.get(f"/api/v1/pods{selector}")["items"]
             for pod in pods:
                 meta = pod["metadata"]
