@@ -20,7 +20,7 @@ from typing import Any
 
 from localcluster import AdminClient
 
-from dynamo_operator.builders.probes import FRONTEND_READINESS_COMMAND
+from dynamo_operator.builders import FRONTEND_READINESS_COMMAND
 from dynamo_operator.constants import Ports
 from e2e.dynamo_image import IMAGE, engine_command, mocker_command
 from e2e.graphs import GRAPH

@@ -50,7 +50,6 @@ import kr8s
 import pytest
 from kr8s.objects import Namespace, ServiceAccount
 from localcluster import LocalCluster, ensure_binaries, wait_for
-from localcluster.host_network import read_sysctls
 from localcluster.node_binaries import ensure_node_binaries
 from localcluster.real_node import RealNode, pod_placement
 
@@ -67,7 +66,7 @@ class RealNodeCluster:
     node: RealNode
     api: kr8s.Api
     sysctls_before: dict[str, str]
-    """The host's sysctls before the node started (the teardown restores them)."""
+    """The host's sysctls as the node found them (the teardown restores them)."""
 
     @property
     def kubeconfig(self) -> Path:
@@ -123,7 +122,6 @@ def running_real_node(*, audit: bool = False) -> Iterator[RealNodeCluster]:
         binaries, workdir, die_with_parent=True, with_lws=True, in_cluster=True, audit=audit
     )
     node = RealNode(cluster, node_binaries)
-    sysctls_before = read_sysctls()
     # The same belt and braces as the session control plane: atexit for an interpreter exit that
     # skips teardown, PR_SET_PDEATHSIG (die_with_parent) and the next start's reap for a kill.
     atexit.register(cluster.stop)
@@ -131,7 +129,7 @@ def running_real_node(*, audit: bool = False) -> Iterator[RealNodeCluster]:
         cluster.start()
         node.start(wait_for_lock=LOCK_WAIT)
         yield RealNodeCluster(
-            cluster, node, kr8s.api(kubeconfig=str(cluster.kubeconfig)), sysctls_before
+            cluster, node, kr8s.api(kubeconfig=str(cluster.kubeconfig)), node.sysctls_before
         )
     finally:
         try:

@@ -27,6 +27,7 @@ from dynamo_operator.builders.model_service import (
     build_shared_model_service,
 )
 from dynamo_operator.builders.persistent_volume_claims import build_persistent_volume_claims
+from dynamo_operator.builders.probes import FRONTEND_READINESS_COMMAND
 from dynamo_operator.builders.service_account import (
     build_discovery_access,
     build_discovery_service_account,
@@ -34,6 +35,7 @@ from dynamo_operator.builders.service_account import (
 )
 
 __all__ = [
+    "FRONTEND_READINESS_COMMAND",
     "BuildContext",
     "BuildError",
     "ComponentChildren",

@@ -102,6 +102,14 @@ class RealNode:
             raise
         self.timings["total"] = time.monotonic() - began
 
+    @property
+    def sysctls_before(self) -> dict[str, str]:
+        """The host's sysctls as this node found them: read under the machine's lock, so not
+        those of another node that held the machine a moment before (stop restores these)."""
+        if self._state is None:
+            raise RuntimeError("the real node is not started")
+        return dict(self._state.sysctls)
+
     def stop(self) -> None:
         """Delete the node's Pods, stop the daemons, undo every host change; see ``remaining``."""
         state = self._state or HostState.load(self.paths)
