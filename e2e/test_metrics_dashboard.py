@@ -29,8 +29,8 @@ from e2e.dashboard import load_dashboard, panel_queries, substitute, variable_qu
 from e2e.graphs import GRAPH, ROOT, World, eventually, small_graph
 from e2e.metrics_access import MetricsIdentities, sample_sum, scrape
 from e2e.operator_process import free_port, running_operator
-from manager.client import ApiError, NotFound, RestClient
-from manager.kinds import NAMESPACE, ResourceKind
+from manager.runtime.client import ApiError, NotFound, RestClient
+from manager.runtime.kinds import NAMESPACE, ResourceKind
 from webhooks import (
     VALIDATING_WEBHOOK_CONFIGURATION,
     UrlTarget,

@@ -15,7 +15,7 @@ import anyio
 import anyio.abc
 import structlog
 
-from manager.http_server import AppServer, ConnectionLimits
+from manager.runtime.http_server import AppServer, ConnectionLimits
 from webhooks.app import build_app
 from webhooks.certificates.tls import ReloadableServerTLS
 from webhooks.endpoints import DEFAULT_PORT

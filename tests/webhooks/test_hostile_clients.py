@@ -25,7 +25,7 @@ from cryptography.x509.oid import NameOID
 
 import dynamo_operator.validation
 import webhooks.app
-from manager.http_server import ConnectionLimits
+from manager.runtime.http_server import ConnectionLimits
 from tests.webhooks.reviews import DGD_PATH, make_review
 from tests.webhooks.tls_client import TLSConnection
 from webhooks.certificates.directory import DirectoryCertificates

@@ -35,7 +35,7 @@ def free_port() -> int:
 async def test_serves_with_generated_certificate_and_stops_on_sigterm(tmp_path: Path) -> None:
     cert_dir = tmp_path / "certs"
     command = [
-        sys.executable, "-c", "import sys; from manager.cli import main; sys.exit(main())",
+        sys.executable, "-c", "import sys; from manager.app.cli import main; sys.exit(main())",
         "webhook-server", "--host", "127.0.0.1", "--port", str(free_port()),
         "--cert-dir", str(cert_dir),
     ]  # fmt: skip
@@ -71,7 +71,7 @@ async def test_serves_with_generated_certificate_and_stops_on_sigterm(tmp_path: 
 
 def server_command(cert_dir: Path, *extra: str, port: int | None = None) -> list[str]:
     return [
-        sys.executable, "-c", "import sys; from manager.cli import main; sys.exit(main())",
+        sys.executable, "-c", "import sys; from manager.app.cli import main; sys.exit(main())",
         "webhook-server", "--host", "127.0.0.1", "--port", str(port or free_port()),
         "--cert-dir", str(cert_dir), *extra,
     ]  # fmt: skip

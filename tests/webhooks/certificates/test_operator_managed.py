@@ -18,11 +18,11 @@ import anyio
 import orjson
 import pytest
 
-from manager.cache.backoff import Backoff
-from manager.client.errors import Conflict, Invalid, TransportError
-from manager.client.rest import RestClient
-from manager.client.transport import HttpResponse, StreamResponse
-from manager.clock import RealClock
+from manager.runtime.backoff import Backoff
+from manager.runtime.client.errors import Conflict, Invalid, TransportError
+from manager.runtime.client.rest import RestClient
+from manager.runtime.client.transport import HttpResponse, StreamResponse
+from manager.runtime.clock import RealClock
 from webhooks.certificates.operator_managed import (
     CERT_MANAGER_CERTIFICATE_ANNOTATION,
     FIELD_MANAGER,

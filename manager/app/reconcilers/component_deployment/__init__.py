@@ -1,0 +1,18 @@
+"""The DynamoComponentDeployment controller: one component's workload, Service, routing,
+scaling."""
+
+from manager.app.reconcilers.component_deployment.reconciler import (
+    ComponentDeploymentReconciler,
+    ComponentKinds,
+    discovery_access_requests,
+    pod_requests,
+    secret_requests,
+)
+
+__all__ = [
+    "ComponentDeploymentReconciler",
+    "ComponentKinds",
+    "discovery_access_requests",
+    "pod_requests",
+    "secret_requests",
+]
