@@ -2,12 +2,12 @@
 
 - `cli`: the ``dynamo-operator`` console script, dispatching to one module per command;
 - `commands`: the commands (`run`, `render`, `validate`, `crds`, `webhook-server`, `version`);
-  `commands.operator` is the composition root of `run` (flags -> manager -> setups -> webhooks),
-  the only place that imports `webhooks`;
+  `commands.operator` is the composition root of `run` (flags -> manager -> setups -> webhooks);
+  it and `commands.webhook_server` are the only modules that import `webhooks`;
 - `reconcilers`: one package per Dynamo kind, each exporting `setup(manager, deps)`;
-- `kinds`, `metrics`, `deps`: what the reconcilers share: the Dynamo kinds (defined once), the
-  upstream operator's `dynamo_operator_*` metrics, and what a `setup` is given.
-
+- `deps`, `kinds`, `metrics`, `predicates`: what the reconcilers share: what a `setup` is given,
+  the Dynamo kinds (defined once), the upstream operator's `dynamo_operator_*` metrics, and the
+  predicates of their watches.
 
 The names are imported on first use (`manager.runtime.lazy`): `dynamo-operator version` must not
 import the runtime to print a string.
@@ -18,30 +18,31 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 from manager.runtime.lazy import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
+    from manager.app.deps import Deps, utc_now
     from manager.app.kinds import (
         COMPONENT,
-        COMPONENT_CHILDREN,
         CUSTOM_KINDS,
         GRAPH,
-        MANAGED_SELECTOR,
+        MODEL,
         OPTIONAL_KINDS,
-        SHARED_SELECTOR,
-        register_cache_options,
+        served_optional_apis,
     )
     from manager.app.metrics import MeteredReconciler, ResourceCounter, error_type
+    from manager.app.predicates import spec_or_metadata_changed
 
 __all__ = [
     "COMPONENT",
-    "COMPONENT_CHILDREN",
     "CUSTOM_KINDS",
     "GRAPH",
-    "MANAGED_SELECTOR",
+    "MODEL",
     "OPTIONAL_KINDS",
-    "SHARED_SELECTOR",
+    "Deps",
     "MeteredReconciler",
     "ResourceCounter",
     "error_type",
-    "register_cache_options",
+    "served_optional_apis",
+    "spec_or_metadata_changed",
+    "utc_now",
 ]
 
 __getattr__, __dir__ = _lazy_exports(__name__)

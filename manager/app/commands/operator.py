@@ -11,65 +11,29 @@ leader election; the controllers. SIGTERM drains in-flight reconciles and stops 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
-from datetime import UTC, datetime
-from typing import Any
 
 import anyio
 import kr8s.asyncio
 
 import dynamo_operator.validation
-from dynamo_operator.settings import OPTIONAL_API_GROUP_VERSIONS, OptionalApi
+from dynamo_operator.settings import OPTIONAL_API_GROUP_VERSIONS
 from manager.app.commands.namespace_modes import (
     MARKER_LEASE_NAME,
     ClaimAwareValidator,
     HandOver,
     namespace_marker,
 )
-from manager.app.commands.operator_model import MODEL, add_model_controller
 from manager.app.commands.run import RunOptions
-from manager.app.kinds import (
-    COMPONENT,
-    COMPONENT_CHILDREN,
-    CUSTOM_KINDS,
-    GRAPH,
-    MANAGED_SELECTOR,
-    OPTIONAL_KINDS,
-    register_cache_options,
-)
-from manager.app.metrics import MeteredReconciler, ResourceCounter
-from manager.app.reconcilers.component_deployment.reconciler import (
-    ComponentDeploymentReconciler,
-    ComponentKinds,
-    discovery_access_requests,
-    pod_requests,
-    secret_requests,
-)
-from manager.app.reconcilers.graph_deployment.reconciler import (
-    GraphDeploymentReconciler,
-    GraphKinds,
-)
-from manager.runtime.builder import ControllerBuilder
-from manager.runtime.cache import Cache, CacheReader
+from manager.app.deps import Deps
+from manager.app.kinds import COMPONENT, CUSTOM_KINDS, GRAPH, MODEL, served_optional_apis
+from manager.app.reconcilers import component_deployment, graph_deployment, model
+from manager.runtime.cache import Cache
 from manager.runtime.client import Client, KindRegistry, RestClient
 from manager.runtime.client.aiohttp_transport import AiohttpTransport
-from manager.runtime.controller import Controller, Reconciler, Request
 from manager.runtime.discovery import Discovery, RequiredKinds, ServedApis
 from manager.runtime.events import EventRecorder
-from manager.runtime.handler import EnqueueHandler, enqueue_for_owner
 from manager.runtime.identity import Identity
-from manager.runtime.kinds import (
-    DEPLOYMENT,
-    HORIZONTAL_POD_AUTOSCALER,
-    INGRESS,
-    PERSISTENT_VOLUME_CLAIM,
-    POD,
-    ROLE,
-    ROLE_BINDING,
-    SECRET,
-    SERVICE,
-    SERVICE_ACCOUNT,
-)
+from manager.runtime.kinds import SERVICE_ACCOUNT
 from manager.runtime.leaderelection import LeaderElector
 from manager.runtime.leaderelection.marker import LeaseMarkerLostError
 from manager.runtime.logging import configure_logging, get_logger
@@ -81,26 +45,19 @@ from manager.runtime.metrics import (
     ServingCertificate,
     metrics_server,
 )
-from manager.runtime.namespace_claims import ClaimAware, NamespaceClaims
-from manager.runtime.predicate import (
-    AnnotationsChanged,
-    GenerationChanged,
-    LabelsChanged,
-    Predicate,
-    or_,
-)
+from manager.runtime.namespace_claims import NamespaceClaims
 from manager.runtime.process_owner import ProcessOwner
 from webhooks import DirectoryCertificates, OperatorManagedCertificates, WebhookServer
 from webhooks.certificates.rotation import CertificatePolicy
 
-__all__ = ["COMPONENT", "GRAPH", "run_operator"]
+__all__ = ["run_operator"]
 
 PRODUCT = "dynamo-operator"
 WEBHOOK_SERVICE = "dynamo-operator-webhook-service"
 """The Service in front of the webhook server (the Helm chart creates it under this name)."""
 DOMAIN = "nvidia.com"
 
-log = get_logger("dynamo_operator.run")
+log = get_logger(__name__)
 
 
 def run_operator(options: RunOptions) -> int:
@@ -138,7 +95,7 @@ async def _run(options: RunOptions) -> int:
 
 
 class _Operator:
-    """Builds the manager and keeps what the listeners of served APIs need."""
+    """Flags -> manager (listeners, gates, recorder) -> each kind's setup -> webhooks."""
 
     def __init__(self, options: RunOptions, identity: Identity, rest: RestClient) -> None:
         self.options = options
@@ -147,18 +104,18 @@ class _Operator:
             if options.service_account
             else None
         )
-        self.kinds = KindRegistry()
-        discovery = Discovery(rest, self.kinds)
-        self.cache = Cache(rest, namespace=options.restricted_namespace)
+        kinds = KindRegistry()
+        discovery = Discovery(rest, kinds)
+        cache = Cache(rest, namespace=options.restricted_namespace)
         # Cluster-wide, keep out of namespaces a namespace-restricted operator has claimed.
         self.claims = (
             None
             if options.restricted_namespace
-            else NamespaceClaims(self.cache, lease_name=MARKER_LEASE_NAME)
+            else NamespaceClaims(cache, lease_name=MARKER_LEASE_NAME)
         )
         self.settings = dataclasses.replace(options.settings, available_apis=frozenset())
         self.manager = Manager(
-            cache=self.cache,
+            cache=cache,
             leader_elector=self._leader_elector(rest, identity),
             bind_host="0.0.0.0",
             health_port=None,
@@ -179,37 +136,32 @@ class _Operator:
                 )
             )
         served = ServedApis(discovery, OPTIONAL_API_GROUP_VERSIONS.values())
-        served.add_listener(lambda present: self._on_served_apis(discovery, present))
+        # First, before any setup's listener: what they reconcile again reads these settings.
+        served.add_listener(self._on_served_apis)
         self.manager.add(served)
-        self.recorder = EventRecorder(rest, identity)
-        self.manager.add(self.recorder)
+        recorder = EventRecorder(rest, identity)
+        self.manager.add(recorder)
         if self.claims is not None:
             self.manager.add(self.claims)
-        if options.enable_webhooks:
-            self.manager.add(self._webhook_server(rest))
-        register_cache_options(self.cache)
-        client = Client(rest, identity, kinds=self.kinds)
-        self.components = self._component_controller(client)
-        graphs = self._graph_controller(client)
-        models = add_model_controller(
-            self.manager,
-            self.cache,
-            client,
-            self.recorder,
+        deps = Deps(
+            client=Client(rest, identity, kinds=kinds),
+            cache=cache,
+            recorder=recorder,
+            served_apis=served,
+            settings=lambda: self.settings,
             max_concurrent_reconciles=options.max_concurrent_reconciles,
-            wrap=self._claim_aware,
+            planner_cluster_role_name=options.planner_cluster_role_name,
+            claims=self.claims,
+        )
+        controllers = (
+            (component_deployment.setup(self.manager, deps), COMPONENT),
+            (graph_deployment.setup(self.manager, deps), GRAPH),
+            (model.setup(self.manager, deps), MODEL),
         )
         if self.claims is not None:
-            self.claims.add_listener(
-                HandOver(
-                    self.cache.reader,
-                    self.recorder,
-                    GRAPH,
-                    ((graphs, GRAPH), (self.components, COMPONENT), (models, MODEL)),
-                )
-            )
-        exclude = self.claims.is_claimed if self.claims is not None else None
-        self.manager.add(ResourceCounter(self.cache.reader, GRAPH, exclude=exclude))
+            self.claims.add_listener(HandOver(cache.reader, recorder, GRAPH, controllers))
+        if options.enable_webhooks:
+            self.manager.add(self._webhook_server(rest))
 
     def _listeners(self, options: RunOptions, rest: RestClient) -> None:
         # The manager's own listeners on the addresses the flags give (0 turns one off).
@@ -268,82 +220,11 @@ class _Operator:
         self.manager.health.add_readyz_check("webhook-server", lambda: server.ready)
         return server
 
-    def _component_controller(self, client: Client) -> Controller:
-        reconciler = ComponentDeploymentReconciler(
-            client=client,
-            reader=self.cache.reader,
-            recorder=self.recorder,
-            kinds=ComponentKinds(
-                component=COMPONENT,
-                children=(*COMPONENT_CHILDREN, *OPTIONAL_KINDS.values()),
-            ),
-            settings=lambda: self.settings,
-            now=_now,
-        )
-        return (
-            ControllerBuilder(self.manager)
-            .named("dynamocomponentdeployment")
-            .for_(COMPONENT, _spec_or_metadata_changed())
-            .owns(DEPLOYMENT)
-            # Every owner, not only the controller: a base model's Service is shared by the
-            # components serving it, none of them its controller.
-            .watches(SERVICE, enqueue_for_owner(COMPONENT, only_controller=False))
-            .owns(INGRESS)
-            .owns(HORIZONTAL_POD_AUTOSCALER)
-            .watches(POD, pod_requests)
-            .watches(SECRET, secret_requests(COMPONENT))
-            .watches(SERVICE_ACCOUNT, discovery_access_requests(COMPONENT))
-            .watches(ROLE, discovery_access_requests(COMPONENT))
-            .watches(ROLE_BINDING, discovery_access_requests(COMPONENT))
-            .with_options(max_concurrent_reconciles=self.options.max_concurrent_reconciles)
-            .complete(self._claim_aware(MeteredReconciler(reconciler, COMPONENT.kind)))
-        )
-
-    def _graph_controller(self, client: Client) -> Controller:
-        reconciler = GraphDeploymentReconciler(
-            client=client,
-            reader=self.cache.reader,
-            recorder=self.recorder,
-            kinds=GraphKinds(graph=GRAPH, component=COMPONENT),
-            settings=lambda: self.settings,
-            planner_cluster_role_name=self.options.planner_cluster_role_name,
-            now=_now,
-        )
-        return (
-            ControllerBuilder(self.manager)
-            .named("dynamographdeployment")
-            .for_(GRAPH, _spec_or_metadata_changed())
-            .owns(COMPONENT)
-            .watches(PERSISTENT_VOLUME_CLAIM, _graphs_in_namespace)
-            .with_options(max_concurrent_reconciles=self.options.max_concurrent_reconciles)
-            .complete(self._claim_aware(MeteredReconciler(reconciler, GRAPH.kind)))
-        )
-
-    def _claim_aware(self, reconciler: Reconciler) -> Reconciler:
-        return reconciler if self.claims is None else ClaimAware(reconciler, self.claims)
-
-    def _on_served_apis(self, discovery: Discovery, present: frozenset[str]) -> None:
-        """Use an optional API from the moment the cluster serves it: cache and watch its
-        kind, and reconcile every component again so multinode ones get their workloads."""
-        served: frozenset[OptionalApi] = frozenset(
-            name for name, version in OPTIONAL_API_GROUP_VERSIONS.items() if version in present
-        )
+    def _on_served_apis(self, present: frozenset[str]) -> None:
+        """Builders use an optional API from the moment the cluster serves it."""
+        served = served_optional_apis(present)
         self.settings = dataclasses.replace(self.settings, available_apis=served)
-        for name in served:
-            kind = OPTIONAL_KINDS[name]
-            if kind in self.kinds:
-                continue
-            self.kinds.add(kind)
-            informer = self.cache.register(kind, label_selector=MANAGED_SELECTOR)
-            handler = EnqueueHandler(
-                self.components.queue, enqueue_for_owner(COMPONENT), self.cache.reader
-            )
-            self.components.watch(informer, handler)
         log.info("optional APIs", served=sorted(served))
-        if self.cache.reader.has_synced(COMPONENT):
-            for dcd in self.cache.reader.list(COMPONENT):
-                metadata = dcd["metadata"]
-                self.components.queue.add(Request(metadata["namespace"], metadata["name"]))
 
 
 def _exit_code(group: BaseExceptionGroup[BaseException]) -> int:
@@ -364,27 +245,5 @@ def _first(error: BaseException) -> BaseException:
     return error
 
 
-def _spec_or_metadata_changed() -> Predicate:
-    # Status-only updates (our own writes) need no reconcile; labels and annotations reach the
-    # children, so their changes do.
-    return or_(GenerationChanged, LabelsChanged, AnnotationsChanged)
-
-
-def _graphs_in_namespace(claim: dict[str, Any], reader: CacheReader) -> Iterable[Request]:
-    """The graphs that name a claim in `spec.pvcs`: a created or deleted claim changes their
-    readiness."""
-    metadata = claim.get("metadata") or {}
-    namespace, name = metadata.get("namespace") or "", metadata.get("name")
-    return [
-        Request(namespace, dgd["metadata"]["name"])
-        for dgd in reader.list(GRAPH, namespace)
-        if any(pvc.get("name") == name for pvc in (dgd.get("spec") or {}).get("pvcs") or ())
-    ]
-
-
 def _service_dns_names(service: str, namespace: str) -> tuple[str, ...]:
     return (service, f"{service}.{namespace}", f"{service}.{namespace}.svc")
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)

@@ -8,6 +8,7 @@ from manager.app.reconcilers.component_deployment.reconciler import (
     pod_requests,
     secret_requests,
 )
+from manager.app.reconcilers.component_deployment.setup import setup, without_spec
 
 __all__ = [
     "ComponentDeploymentReconciler",
@@ -15,4 +16,6 @@ __all__ = [
     "discovery_access_requests",
     "pod_requests",
     "secret_requests",
+    "setup",
+    "without_spec",
 ]

@@ -4,5 +4,6 @@ from manager.app.reconcilers.graph_deployment.reconciler import (
     GraphDeploymentReconciler,
     GraphKinds,
 )
+from manager.app.reconcilers.graph_deployment.setup import graphs_naming_claim, setup
 
-__all__ = ["GraphDeploymentReconciler", "GraphKinds"]
+__all__ = ["GraphDeploymentReconciler", "GraphKinds", "graphs_naming_claim", "setup"]

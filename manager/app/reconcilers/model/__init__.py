@@ -1,8 +1,8 @@
 """The DynamoModel reconciler: LoRA adapters loaded onto and unloaded from live workers.
 
-``reconciler`` holds the five steps, ``workers`` the HTTP calls to the workers' LoRA routes (one
-shared client, a manager runnable), ``watches`` the index, mapper and predicate that bring a
-model back to its reconciler.
+``setup`` adds the controller to the manager, ``reconciler`` holds the five steps, ``workers``
+the HTTP calls to the workers' LoRA routes (one shared client, a manager runnable), ``watches``
+the index, mapper and predicate that bring a model back to its reconciler.
 """
 
 from manager.app.reconcilers.model.reconciler import (
@@ -11,6 +11,7 @@ from manager.app.reconcilers.model.reconciler import (
     ModelKinds,
     ModelReconciler,
 )
+from manager.app.reconcilers.model.setup import setup
 from manager.app.reconcilers.model.watches import (
     BASE_MODEL_INDEX,
     base_model_index,
@@ -37,4 +38,5 @@ __all__ = [
     "base_model_index",
     "endpoint_slice_requests",
     "model_changed",
+    "setup",
 ]
