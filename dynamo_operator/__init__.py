@@ -75,7 +75,11 @@ from dynamo_operator.settings import (
 )
 
 if _TYPE_CHECKING:
-    from dynamo_operator.render import RenderError, RenderResult, render_objects
+    from dynamo_operator.render import (
+        RenderResult,
+        render_objects,
+    )
+from dynamo_operator.errors import RenderError
 
 __all__ = [
     "ALL_OPTIONAL_APIS",

@@ -33,6 +33,7 @@ from dynamo_operator.builders import (
     build_model_service_owners,
     build_persistent_volume_claims,
 )
+from dynamo_operator.errors import RenderError
 from dynamo_operator.pull_secrets import build_pull_secret_index, is_docker_config_secret
 from dynamo_operator.settings import OperatorSettings
 
@@ -41,10 +42,6 @@ from dynamo_operator.settings import OperatorSettings
 class RenderResult:
     objects: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-
-
-class RenderError(ValueError):
-    """A document cannot be rendered; the message names the document and the field."""
 
 
 def _describe(index: int, document: Mapping[str, Any]) -> str:

@@ -31,7 +31,7 @@ from localcluster import wait_for
 import dynamo_operator.validation
 from manager.runtime.client.aiohttp_transport import AiohttpTransport
 from manager.runtime.client.rest import RestClient
-from webhooks.certificates.generation import LOCAL_IP_ADDRESSES
+from manager.runtime.tls.key_pair import LOCAL_IP_ADDRESSES
 from webhooks.certificates.operator_managed import (
     FIELD_MANAGER,
     SECRET_NAME,

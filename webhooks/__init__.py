@@ -11,11 +11,10 @@ from manager.runtime.lazy import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
     from webhooks.app import build_app
-    from webhooks.certificates.directory import DirectoryCertificates
     from webhooks.certificates.operator_managed import OperatorManagedCertificates
     from webhooks.certificates.rotation import CertificatePolicy
     from webhooks.endpoints import DEFAULT_PORT, ENDPOINTS, WebhookEndpoint
-    from webhooks.errors import CertificateError, SecretOwnedElsewhereError, WebhookError
+    from webhooks.errors import SecretOwnedElsewhereError, WebhookError
     from webhooks.handlers import ResourceValidator
     from webhooks.manifests import (
         OPERATOR_NAMESPACE_LABEL,
@@ -33,10 +32,8 @@ __all__ = [
     "OPERATOR_NAMESPACE_LABEL",
     "VALIDATING_WEBHOOK_CONFIGURATION",
     "CertMode",
-    "CertificateError",
     "CertificatePolicy",
     "CertificateSource",
-    "DirectoryCertificates",
     "OperatorManagedCertificates",
     "ResourceValidator",
     "SecretOwnedElsewhereError",

@@ -38,6 +38,7 @@ from dynamo_operator.validation.component_deployment import (
     validate_component_deployment,
     validate_component_deployment_update,
 )
+from dynamo_operator.validation.errors import UnknownKindError
 from dynamo_operator.validation.graph_deployment import (
     validate_graph_deployment,
     validate_graph_deployment_update,
@@ -45,7 +46,10 @@ from dynamo_operator.validation.graph_deployment import (
 from dynamo_operator.validation.model import validate_model, validate_model_update
 from dynamo_operator.validation.nesting import find_excessive_nesting, nesting_message
 from dynamo_operator.validation.paths import describe, issues_from_validation_error
-from dynamo_operator.validation.result import IssueReason, UnknownKindError, ValidationResult
+from dynamo_operator.validation.result import (
+    IssueReason,
+    ValidationResult,
+)
 from dynamo_operator.validation.unknown_fields import find_unknown_fields
 
 UNKNOWN_FIELD_REJECTED = (

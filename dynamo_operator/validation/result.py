@@ -44,7 +44,3 @@ class ValidationResult:
     def summary(self) -> str:
         """All errors on one line, in a stable order, for admission denials and conditions."""
         return "; ".join(str(issue) for issue in self.errors)
-
-
-class UnknownKindError(ValueError):
-    """Raised for an object whose kind is none of the Dynamo kinds this library validates."""

@@ -21,6 +21,7 @@ if _TYPE_CHECKING:
     from manager.runtime.client import KindRegistry
     from manager.runtime.clock import Clock, FakeClock, RealClock
     from manager.runtime.discovery import Discovery, RequiredKinds, ServedApis
+    from manager.runtime.errors import LeadershipLostError
     from manager.runtime.handler import (
         EnqueueHandler,
         Mapper,
@@ -57,7 +58,6 @@ if _TYPE_CHECKING:
         CacheLike,
         Drainable,
         LeaderElectorLike,
-        LeadershipLostError,
         Manager,
         Runnable,
     )

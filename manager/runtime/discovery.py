@@ -34,7 +34,7 @@ __all__ = ["DEFAULT_RECHECK_INTERVAL", "Discovery", "RequiredKinds", "ServedApis
 
 DEFAULT_RECHECK_INTERVAL = 30.0
 
-log = get_logger("manager.runtime.discovery")
+log = get_logger(__name__)
 
 
 class Discovery:

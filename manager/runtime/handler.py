@@ -26,12 +26,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import structlog
-
 from manager.runtime.cache.errors import CacheNotSyncedError
 from manager.runtime.cache.reader import CacheReader
 from manager.runtime.controller.reconcile import Request
 from manager.runtime.kinds import ResourceKind
+from manager.runtime.logging import get_logger
 from manager.runtime.predicate import Predicate
 
 __all__ = [
@@ -42,7 +41,7 @@ __all__ = [
     "enqueue_mapped",
 ]
 
-log = structlog.get_logger("manager.runtime.handler")
+log = get_logger(__name__)
 
 Object = dict[str, Any]
 Mapper = Callable[[Object, CacheReader], Iterable[Request]]

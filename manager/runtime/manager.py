@@ -29,6 +29,7 @@ from anyio.abc import TaskStatus
 
 from manager.runtime.cache.reader import CacheReader
 from manager.runtime.controller.controller import EventSource
+from manager.runtime.errors import LeadershipLostError
 from manager.runtime.health import DEFAULT_HEALTH_PORT, HealthProbes
 from manager.runtime.kinds import ResourceKind
 from manager.runtime.logging import get_logger
@@ -38,12 +39,11 @@ __all__ = [
     "CacheLike",
     "Drainable",
     "LeaderElectorLike",
-    "LeadershipLostError",
     "Manager",
     "Runnable",
 ]
 
-log = get_logger("manager.runtime.manager")
+log = get_logger(__name__)
 
 
 class Runnable(Protocol):
@@ -74,10 +74,6 @@ class LeaderElectorLike(Protocol):
     async def acquire(self) -> None: ...
     async def hold(self) -> None: ...
     async def release(self) -> None: ...
-
-
-class LeadershipLostError(Exception):
-    """This replica lost the leader lease; its controllers were stopped."""
 
 
 @dataclass

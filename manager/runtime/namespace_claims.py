@@ -27,7 +27,7 @@ from manager.runtime.logging import get_logger
 
 __all__ = ["ClaimAware", "NamespaceClaims", "lease_expiry"]
 
-log = get_logger("manager.runtime.namespace_claims")
+log = get_logger(__name__)
 
 ClaimListener = Callable[[str, bool], None]
 

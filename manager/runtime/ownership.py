@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-import structlog
 
 from manager.runtime.cache import CacheReader
 from manager.runtime.client import (
@@ -38,6 +37,7 @@ from manager.runtime.client import (
     NotFound,
 )
 from manager.runtime.kinds import ResourceKind
+from manager.runtime.logging import get_logger
 
 __all__ = [
     "ChildChanges",
@@ -48,7 +48,7 @@ __all__ = [
     "sync_children",
 ]
 
-log = structlog.get_logger("manager.runtime.ownership")
+log = get_logger(__name__)
 
 APPLY_CONCURRENCY = 8
 """Children of one owner applied at once (a multinode component may have hundreds)."""

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import structlog
-
 from manager.runtime.client.errors import KubeError
 from manager.runtime.client.rest import RestClient
 from manager.runtime.kinds import ResourceKind
+from manager.runtime.logging import get_logger
 
 __all__ = ["ProcessOwner", "owned_metadata"]
 
-_log = structlog.get_logger("manager.runtime.process_owner")
+_log = get_logger(__name__)
 
 
 class ProcessOwner:

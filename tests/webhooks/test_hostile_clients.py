@@ -26,10 +26,10 @@ from cryptography.x509.oid import NameOID
 import dynamo_operator.validation
 import webhooks.app
 from manager.runtime.http_server import ConnectionLimits
+from manager.runtime.tls.directory import DirectoryCertificates
+from manager.runtime.tls.key_pair import KeyPair, generate_ca, generate_serving_pair
 from tests.webhooks.reviews import DGD_PATH, make_review
 from tests.webhooks.tls_client import TLSConnection
-from webhooks.certificates.directory import DirectoryCertificates
-from webhooks.certificates.generation import KeyPair, generate_ca, generate_serving_pair
 from webhooks.server import WebhookServer
 
 pytestmark = pytest.mark.anyio

@@ -18,9 +18,9 @@ import anyio
 import anyio.abc
 import pytest
 
+from manager.runtime.tls.key_pair import generate_ca, generate_serving_pair
 from tests.webhooks.reviews import DGD_PATH, make_review
 from tests.webhooks.tls_client import TLSConnection
-from webhooks.certificates.generation import generate_ca, generate_serving_pair
 from webhooks.certificates.self_signed import SelfSignedCertificates
 
 pytestmark = pytest.mark.anyio
@@ -122,7 +122,7 @@ async def test_sigterm_stops_a_server_that_has_no_usable_certificate(
         output = await read_until(process, expected)
         # Logs are JSON lines, whatever renderers happen to be installed.
         line = next(line for line in output.splitlines() if expected in line)
-        assert json.loads(line)["logger"] == "webhooks.certificates"
+        assert json.loads(line)["logger"] == "manager.runtime.tls.directory"
 
         process.send_signal(signal.SIGTERM)
         with anyio.fail_after(30):

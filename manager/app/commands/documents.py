@@ -36,7 +36,11 @@ from dynamo_operator.validation import (
     describe,
     validate_manifest,
 )
-from manager.app.commands.yaml_input import MAX_FILE_BYTES, YamlInputError, load_yaml_documents
+from manager.app.commands.errors import BadInputError, YamlInputError
+from manager.app.commands.yaml_input import (
+    MAX_FILE_BYTES,
+    load_yaml_documents,
+)
 
 STDIN = "-"
 EXIT_INVALID = 1
@@ -59,10 +63,6 @@ def add_filename_argument(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="YAML file with one or more documents; '-' reads stdin (repeatable)",
     )
-
-
-class BadInputError(Exception):
-    """A file the commands cannot read; the message is the problem, without the file's name."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,15 +31,17 @@ from manager.runtime.cache import Cache
 from manager.runtime.client import Client, KindRegistry, RestClient
 from manager.runtime.client.aiohttp_transport import AiohttpTransport
 from manager.runtime.discovery import Discovery, RequiredKinds, ServedApis
+from manager.runtime.errors import LeadershipLostError
 from manager.runtime.events import EventRecorder
 from manager.runtime.identity import Identity
 from manager.runtime.kinds import SERVICE_ACCOUNT
 from manager.runtime.leaderelection import LeaderElector
-from manager.runtime.leaderelection.marker import LeaseMarkerLostError
+from manager.runtime.leaderelection.errors import LeaseMarkerLostError
 from manager.runtime.logging import configure_logging, get_logger
-from manager.runtime.manager import LeadershipLostError, Manager
+from manager.runtime.manager import (
+    Manager,
+)
 from manager.runtime.metrics import (
-    CertificateFilesError,
     DelegatedAuth,
     SecureServing,
     ServingCertificate,
@@ -47,7 +49,8 @@ from manager.runtime.metrics import (
 )
 from manager.runtime.namespace_claims import NamespaceClaims
 from manager.runtime.process_owner import ProcessOwner
-from webhooks import DirectoryCertificates, OperatorManagedCertificates, WebhookServer
+from manager.runtime.tls import CertificateError, DirectoryCertificates
+from webhooks import OperatorManagedCertificates, WebhookServer
 from webhooks.certificates.rotation import CertificatePolicy
 
 __all__ = ["run_operator"]
@@ -79,7 +82,7 @@ async def _run(options: RunOptions) -> int:
     rest = RestClient(AiohttpTransport(api, user_agent=identity.user_agent))
     try:
         operator = _Operator(options, identity, rest)
-    except CertificateFilesError as error:
+    except CertificateError as error:
         log.error("cannot serve metrics", error=str(error))
         await rest.transport.aclose()
         return 1

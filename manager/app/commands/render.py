@@ -11,7 +11,10 @@ import argparse
 import sys
 from typing import get_args
 
-from dynamo_operator.render import RenderError, render_objects
+from dynamo_operator.errors import RenderError
+from dynamo_operator.render import (
+    render_objects,
+)
 from dynamo_operator.settings import ALL_OPTIONAL_APIS, OptionalApi
 from manager.app.commands.documents import (
     EXIT_INVALID,

@@ -30,12 +30,12 @@ from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode
 
 from dynamo_operator.validation import MAX_NESTING_DEPTH
+from manager.app.commands.errors import YamlInputError
 
 __all__ = [
     "MAX_DOCUMENT_VALUES",
     "MAX_FILE_BYTES",
     "MAX_FILE_VALUES",
-    "YamlInputError",
     "load_yaml_documents",
 ]
 
@@ -56,10 +56,6 @@ _FLOAT = re.compile(
     r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
 )
-
-
-class YamlInputError(ValueError):
-    """The text cannot be read as JSON-compatible YAML within the limits; one line, with where."""
 
 
 def load_yaml_documents(text: str) -> list[Any]:

@@ -8,11 +8,14 @@ from manager.runtime.cache.errors import (
     CacheOptionsConflictError,
     IndexNotFoundError,
     KindNotCachedError,
+    SelectorSyntaxError,
 )
 from manager.runtime.cache.informer import EventHandler, Informer, strip_for_cache
 from manager.runtime.cache.reader import CacheReader, Labels
 from manager.runtime.cache.reflector import Reflector, ReflectorSink
-from manager.runtime.cache.selector import LabelSelector, SelectorSyntaxError
+from manager.runtime.cache.selector import (
+    LabelSelector,
+)
 from manager.runtime.cache.store import (
     LABEL_INDEX,
     NAMESPACE_INDEX,

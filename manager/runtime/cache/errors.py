@@ -19,6 +19,7 @@ __all__ = [
     "CacheOptionsConflictError",
     "IndexNotFoundError",
     "KindNotCachedError",
+    "SelectorSyntaxError",
 ]
 
 
@@ -40,3 +41,7 @@ class CacheNotSyncedError(CacheError):
 
 class CacheOptionsConflictError(CacheError, ValueError):
     """A kind was registered with options that differ from the ones it already has."""
+
+
+class SelectorSyntaxError(ValueError):
+    """The selector string is not valid label-selector syntax."""

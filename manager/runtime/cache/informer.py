@@ -15,17 +15,17 @@ from typing import Any, Protocol
 
 import anyio
 import anyio.abc
-import structlog
 
 from manager.runtime.cache.reflector import Reflector
 from manager.runtime.cache.store import IndexFunc, Store, StoreDelta, object_key
 from manager.runtime.client.rest import RestClient, WatchEvent
 from manager.runtime.clock import Clock
 from manager.runtime.kinds import ResourceKind
+from manager.runtime.logging import get_logger
 
 __all__ = ["EventHandler", "Informer", "Transform", "strip_for_cache"]
 
-log = structlog.get_logger("manager.runtime.cache.informer")
+log = get_logger(__name__)
 
 
 class EventHandler(Protocol):

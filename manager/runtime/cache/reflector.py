@@ -25,7 +25,6 @@ import random
 from typing import Any, Protocol
 
 import anyio
-import structlog
 from prometheus_client import Counter
 
 from manager.runtime.backoff import Backoff
@@ -33,10 +32,11 @@ from manager.runtime.client.errors import ApiError, Gone, KubeError
 from manager.runtime.client.rest import PAGE_SIZE, RestClient, WatchEvent
 from manager.runtime.clock import Clock, RealClock
 from manager.runtime.kinds import ResourceKind
+from manager.runtime.logging import get_logger
 
 __all__ = ["RELISTS", "WATCH_RESTARTS", "Reflector", "ReflectorSink"]
 
-log = structlog.get_logger("manager.runtime.cache.reflector")
+log = get_logger(__name__)
 
 RELISTS = Counter(
     "informer_relists_total",

@@ -11,17 +11,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["LabelSelector", "Requirement", "SelectorSyntaxError"]
+from manager.runtime.cache.errors import SelectorSyntaxError
+
+__all__ = [
+    "LabelSelector",
+    "Requirement",
+]
 
 Operator = Literal["=", "!=", "in", "notin", "exists", "!"]
 
 _SET_REQUIREMENT = re.compile(r"^\s*([^\s!=(),]+)\s+(in|notin)\s*\(([^)]*)\)\s*$")
 _EQUALITY = re.compile(r"^\s*([^\s!=(),]+)\s*(==|=|!=)\s*([^\s!=(),]*)\s*$")
 _EXISTS = re.compile(r"^\s*(!?)\s*([^\s!=(),]+)\s*$")
-
-
-class SelectorSyntaxError(ValueError):
-    """The selector string is not valid label-selector syntax."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """The Kubernetes client: REST verbs over kr8s credentials, server-side apply with compare.
 
-The HTTP transport is a seam (`Transport`): `Kr8sTransport` sends through kr8s's httpx client,
-`AiohttpTransport` through aiohttp with kr8s's credentials.
+The HTTP transport is a seam (`Transport`); `AiohttpTransport` sends through aiohttp with kr8s's
+credentials.
 """
 
 from manager.runtime.client.aiohttp_transport import AiohttpTransport
@@ -40,7 +40,12 @@ from manager.runtime.client.rest import (
     RestClient,
     WatchEvent,
 )
-from manager.runtime.client.transport import HttpResponse, Kr8sTransport, StreamResponse, Transport
+from manager.runtime.client.transport import (
+    HttpResponse,
+    StreamResponse,
+    Transport,
+    default_user_agent,
+)
 
 __all__ = [
     "PAGE_SIZE",
@@ -56,7 +61,6 @@ __all__ = [
     "Invalid",
     "KindNotFoundError",
     "KindRegistry",
-    "Kr8sTransport",
     "KubeError",
     "ListPage",
     "NotFound",
@@ -70,6 +74,7 @@ __all__ = [
     "Unauthorized",
     "UnsupportedMediaType",
     "WatchEvent",
+    "default_user_agent",
     "find_difference",
     "find_status_difference",
     "needs_apply",

@@ -21,8 +21,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import structlog
-
 from manager.runtime.client.apply import (
     find_difference,
     find_status_difference,
@@ -37,10 +35,11 @@ from manager.runtime.client.rest import PropagationPolicy, RestClient
 from manager.runtime.client.written import WrittenStatuses
 from manager.runtime.identity import Identity
 from manager.runtime.kinds import ResourceKind
+from manager.runtime.logging import get_logger
 
 __all__ = ["Client"]
 
-log = structlog.get_logger("manager.runtime.client")
+log = get_logger(__name__)
 
 
 class Client:

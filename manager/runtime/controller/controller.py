@@ -23,7 +23,7 @@ import anyio
 from anyio.abc import TaskStatus
 
 from manager.runtime.clock import Clock
-from manager.runtime.controller.errors import is_terminal
+from manager.runtime.controller.errors import CacheSyncTimeoutError, is_terminal
 from manager.runtime.controller.reconcile import Reconciler, ReconcilerFunc, Request, Result
 from manager.runtime.logging import get_logger, reconcile_context
 from manager.runtime.metrics.controller_runtime import ControllerMetrics
@@ -34,9 +34,9 @@ from manager.runtime.workqueue import (
     RateLimitingQueue,
 )
 
-__all__ = ["CacheSyncTimeoutError", "Controller", "EventSource"]
+__all__ = ["Controller", "EventSource"]
 
-log = get_logger("manager.runtime.controller")
+log = get_logger(__name__)
 
 
 class EventSource(Protocol):
@@ -45,10 +45,6 @@ class EventSource(Protocol):
     def add_event_handler(self, handler: Any) -> None: ...
 
     async def wait_for_sync(self) -> None: ...
-
-
-class CacheSyncTimeoutError(Exception):
-    """The controller's sources did not finish their first list within `cache_sync_timeout`."""
 
 
 class Controller:

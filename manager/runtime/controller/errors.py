@@ -9,7 +9,7 @@ Every other exception raised by a reconciler is retried with the controller's ra
 
 from __future__ import annotations
 
-__all__ = ["TerminalError", "is_terminal"]
+__all__ = ["CacheSyncTimeoutError", "TerminalError", "is_terminal"]
 
 
 class TerminalError(Exception):
@@ -24,3 +24,7 @@ def is_terminal(error: BaseException) -> bool:
         rest = error.split(TerminalError)[1]
         return rest is None
     return False
+
+
+class CacheSyncTimeoutError(Exception):
+    """The controller's sources did not finish their first list within `cache_sync_timeout`."""

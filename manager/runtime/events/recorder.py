@@ -17,7 +17,6 @@ from typing import Any
 
 import anyio
 import anyio.abc
-import structlog
 from prometheus_client import Counter
 
 from manager.runtime.client.errors import KubeError, NotFound
@@ -26,10 +25,11 @@ from manager.runtime.clock import Clock, RealClock
 from manager.runtime.events.correlator import Correlation, Correlator, EventType, PendingEvent
 from manager.runtime.identity import Identity
 from manager.runtime.kinds import EVENT
+from manager.runtime.logging import get_logger
 
 __all__ = ["DROPPED", "WRITES", "EventRecorder"]
 
-log = structlog.get_logger("manager.runtime.events")
+log = get_logger(__name__)
 
 DROPPED = Counter(
     "event_recorder_dropped_total",

@@ -2,7 +2,10 @@
 the marker Lease a process holds to claim a namespace."""
 
 from manager.runtime.leaderelection.elector import LeaderElector, default_holder_identity
-from manager.runtime.leaderelection.marker import LeaseMarker, LeaseMarkerLostError
+from manager.runtime.leaderelection.errors import LeaseMarkerLostError
+from manager.runtime.leaderelection.marker import (
+    LeaseMarker,
+)
 from manager.runtime.leaderelection.record import LeaseRecord, format_micro_time
 
 __all__ = [

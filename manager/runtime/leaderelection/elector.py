@@ -18,7 +18,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import anyio
-import structlog
 from prometheus_client import Gauge
 
 from manager.runtime.client.errors import Conflict, KubeError, NotFound
@@ -27,11 +26,12 @@ from manager.runtime.clock import Clock, RealClock
 from manager.runtime.identity import Identity
 from manager.runtime.kinds import LEASE
 from manager.runtime.leaderelection.record import LeaseRecord, format_micro_time
+from manager.runtime.logging import get_logger
 from manager.runtime.process_owner import ProcessOwner, owned_metadata
 
 __all__ = ["LEADER_STATUS", "LeaderElector", "default_holder_identity"]
 
-log = structlog.get_logger("manager.runtime.leaderelection")
+log = get_logger(__name__)
 
 LEADER_STATUS = Gauge(
     "leader_election_master_status",

@@ -30,20 +30,18 @@ from manager.runtime.client.rest import RestClient
 from manager.runtime.clock import Clock, RealClock
 from manager.runtime.identity import Identity
 from manager.runtime.kinds import LEASE
+from manager.runtime.leaderelection.errors import LeaseMarkerLostError
 from manager.runtime.leaderelection.record import format_micro_time
 from manager.runtime.logging import get_logger
 from manager.runtime.process_owner import ProcessOwner, owned_metadata
 
-__all__ = ["LeaseMarker", "LeaseMarkerLostError"]
+__all__ = [
+    "LeaseMarker",
+]
 
-log = get_logger("manager.runtime.leaderelection.marker")
+log = get_logger(__name__)
 
 DELETE_TIMEOUT = 5.0
-
-
-class LeaseMarkerLostError(Exception):
-    """The marker cannot be kept: not written at start, or renewals kept failing so it may
-    expire while this process still acts. Either way the process must stop."""
 
 
 class LeaseMarker:

@@ -2,6 +2,7 @@
 or HTTPS with authentication and authorisation delegated to the API server)."""
 
 from manager.runtime.metrics.controller_runtime import ControllerMetrics, ReconcileOutcome
+from manager.runtime.metrics.errors import ReviewError
 from manager.runtime.metrics.exporter import (
     DEFAULT_METRICS_PORT,
     DEFAULT_SECURE_METRICS_PORT,
@@ -15,13 +16,11 @@ from manager.runtime.metrics.reviews import (
     TOKEN_REVIEW,
     Decision,
     DelegatedAuth,
-    ReviewError,
     ReviewTimes,
     UserInfo,
 )
 from manager.runtime.metrics.serving_certificate import (
     CertificateFiles,
-    CertificateFilesError,
     ServingCertificate,
 )
 
@@ -31,7 +30,6 @@ __all__ = [
     "SUBJECT_ACCESS_REVIEW",
     "TOKEN_REVIEW",
     "CertificateFiles",
-    "CertificateFilesError",
     "ControllerMetrics",
     "Decision",
     "DelegatedAuth",

@@ -16,11 +16,14 @@ from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
 from manager.runtime.logging import get_logger
-from manager.runtime.metrics.reviews import DelegatedAuth, ReviewError
+from manager.runtime.metrics.errors import ReviewError
+from manager.runtime.metrics.reviews import (
+    DelegatedAuth,
+)
 
 __all__ = ["authentication_and_authorization", "bearer_token"]
 
-log = get_logger("manager.runtime.metrics")
+log = get_logger(__name__)
 
 
 def bearer_token(authorization: str) -> str | None:

@@ -25,6 +25,7 @@ import anyio
 from manager.runtime.client import KubeError, RestClient
 from manager.runtime.clock import Clock
 from manager.runtime.kinds import ResourceKind
+from manager.runtime.metrics.errors import ReviewError
 from manager.runtime.metrics.review_cache import ReviewCache, SharedReviews
 
 __all__ = [
@@ -32,7 +33,6 @@ __all__ = [
     "TOKEN_REVIEW",
     "Decision",
     "DelegatedAuth",
-    "ReviewError",
     "ReviewTimes",
     "UserInfo",
 ]
@@ -42,10 +42,6 @@ SUBJECT_ACCESS_REVIEW = ResourceKind(
     "authorization.k8s.io/v1", "SubjectAccessReview", "subjectaccessreviews", False
 )
 FIELD_MANAGER = "metrics-auth"
-
-
-class ReviewError(Exception):
-    """The API server gave no review answer; the request is answered 500, nothing is cached."""
 
 
 @dataclass(frozen=True, slots=True)

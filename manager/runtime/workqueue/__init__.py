@@ -6,7 +6,10 @@ the `workqueue_*` Prometheus metrics.
 """
 
 from manager.runtime.workqueue.delaying import DelayingQueue
-from manager.runtime.workqueue.queue import Queue, QueueShutDown
+from manager.runtime.workqueue.errors import QueueShutDown
+from manager.runtime.workqueue.queue import (
+    Queue,
+)
 from manager.runtime.workqueue.queue_metrics import (
     NoQueueMetrics,
     PrometheusQueueMetrics,

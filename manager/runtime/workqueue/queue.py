@@ -20,15 +20,14 @@ from typing import Generic, TypeVar
 
 import anyio
 
+from manager.runtime.workqueue.errors import QueueShutDown
 from manager.runtime.workqueue.queue_metrics import NoQueueMetrics, QueueMetrics
 
-__all__ = ["Queue", "QueueShutDown"]
+__all__ = [
+    "Queue",
+]
 
 T = TypeVar("T", bound=Hashable)
-
-
-class QueueShutDown(Exception):
-    """Raised by `get` once the queue is shut down and holds no more items."""
 
 
 class Queue(Generic[T]):

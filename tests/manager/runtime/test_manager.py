@@ -9,8 +9,11 @@ import pytest
 from anyio.abc import TaskStatus
 
 from manager.runtime.controller import Controller, Request
+from manager.runtime.errors import LeadershipLostError
 from manager.runtime.kinds import ResourceKind
-from manager.runtime.manager import LeadershipLostError, Manager
+from manager.runtime.manager import (
+    Manager,
+)
 
 pytestmark = pytest.mark.anyio
 

@@ -58,7 +58,7 @@ from manager.runtime.logging import get_logger
 
 __all__ = ["Adapter", "LoadedAdapters", "ModelKinds", "ModelReconciler"]
 
-log = get_logger("dynamo_operator.model")
+log = get_logger(__name__)
 
 T = TypeVar("T")
 _LISTED = 5

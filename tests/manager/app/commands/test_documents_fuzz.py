@@ -16,7 +16,10 @@ import yaml
 from hypothesis import event, given
 
 from manager.app.cli import build_parser
-from manager.app.commands.yaml_input import YamlInputError, load_yaml_documents
+from manager.app.commands.errors import YamlInputError
+from manager.app.commands.yaml_input import (
+    load_yaml_documents,
+)
 from tests.fixtures.documents import FUZZ, JSON_VALUES, yaml_texts
 
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from manager.app.commands.errors import YamlInputError
 from manager.app.commands.yaml_input import (
     MAX_DOCUMENT_VALUES,
     MAX_FILE_BYTES,
-    YamlInputError,
     load_yaml_documents,
 )
 

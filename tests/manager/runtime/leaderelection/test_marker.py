@@ -15,7 +15,10 @@ from manager.runtime.client.rest import RestClient
 from manager.runtime.client.transport import HttpResponse
 from manager.runtime.clock import FakeClock
 from manager.runtime.identity import Identity
-from manager.runtime.leaderelection.marker import LeaseMarker, LeaseMarkerLostError
+from manager.runtime.leaderelection.errors import LeaseMarkerLostError
+from manager.runtime.leaderelection.marker import (
+    LeaseMarker,
+)
 
 pytestmark = pytest.mark.anyio
 

@@ -20,10 +20,14 @@ from manager.runtime.metrics.serving_certificate import (
     RENEW_BEFORE,
     SELF_SIGNED_VALIDITY,
     CertificateFiles,
-    CertificateFilesError,
     ServingCertificate,
-    self_signed_pair,
 )
+from manager.runtime.tls import CertificateError, generate_self_signed
+
+
+def self_signed_pair(now: datetime) -> tuple[bytes, bytes]:
+    pair = generate_self_signed(now, timedelta(days=1), common_name="test")
+    return pair.cert_pem, pair.key_pem
 
 
 @contextmanager
@@ -136,5 +140,5 @@ def test_files_that_cannot_be_served_at_start_are_refused(tmp_path: Path, damage
     else:
         (tmp_path / "tls.crt").write_bytes(self_signed_pair(datetime.now(UTC))[0])
 
-    with pytest.raises(CertificateFilesError):
+    with pytest.raises(CertificateError):
         ServingCertificate(CertificateFiles(tmp_path))

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from webhooks.certificates.directory import DirectoryCertificates
-from webhooks.certificates.generation import KeyPair, generate_ca, generate_serving_pair
+from manager.runtime.tls.directory import DirectoryCertificates
+from manager.runtime.tls.key_pair import KeyPair, generate_ca, generate_serving_pair
 
 NOW = datetime.now(UTC)
 

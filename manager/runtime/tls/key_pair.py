@@ -1,4 +1,5 @@
-"""Generating a self-signed CA and serving certificates signed by it (cryptography).
+"""Key pairs: a self-signed CA, serving certificates signed by it, or one self-signed serving
+certificate (cryptography); used by the metrics endpoint and the webhook server alike.
 
 ECDSA P-256 keys: the apiserver (Go) and every TLS 1.2+ client accept them, and handshakes cost a
 fraction of RSA-4096's, which matters when the apiserver opens many connections under load.
@@ -22,10 +23,20 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from webhooks.errors import CertificateError
+from manager.runtime.tls.errors import CertificateError
 
-CA_COMMON_NAME = "Dynamo Webhook CA"
-ORGANIZATION = "NVIDIA"
+__all__ = [
+    "LOCAL_DNS_NAMES",
+    "LOCAL_IP_ADDRESSES",
+    "KeyPair",
+    "PrivateKey",
+    "generate_ca",
+    "generate_self_signed",
+    "generate_serving_pair",
+    "serving_dns_names",
+    "subject_alternative_names",
+]
+
 # Certificates start a little in the past so that a node whose clock lags still accepts them.
 CLOCK_SKEW_ALLOWANCE = timedelta(minutes=5)
 LOCAL_DNS_NAMES = ("localhost",)
@@ -94,15 +105,17 @@ def serving_dns_names(
 
 
 def generate_ca(
-    now: datetime, validity: timedelta, *, common_name: str = CA_COMMON_NAME
+    now: datetime,
+    validity: timedelta,
+    *,
+    common_name: str = "Serving CA",
+    organization: str | None = None,
 ) -> KeyPair:
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name(
-        [
-            x509.NameAttribute(NameOID.COMMON_NAME, common_name),
-            x509.NameAttribute(NameOID.ORGANIZATION_NAME, ORGANIZATION),
-        ]
-    )
+    attributes = [x509.NameAttribute(NameOID.COMMON_NAME, common_name)]
+    if organization is not None:
+        attributes.append(x509.NameAttribute(NameOID.ORGANIZATION_NAME, organization))
+    name = x509.Name(attributes)
     certificate = (
         _builder(name, name, key.public_key(), now, validity)
         .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
@@ -140,15 +153,12 @@ def generate_serving_pair(
     key = ec.generate_private_key(ec.SECP256R1())
     common_name = dns_names[0] if dns_names else ip_addresses[0]
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-    names: list[x509.GeneralName] = [x509.DNSName(name) for name in dns_names]
-    names += [x509.IPAddress(ipaddress.ip_address(address)) for address in ip_addresses]
     # Never outlive the CA: a leaf valid past its issuer would fail verification anyway.
     validity = min(validity, ca.not_after - now)
     certificate = (
-        _builder(subject, ca.certificate.subject, key.public_key(), now, validity)
-        .add_extension(x509.SubjectAlternativeName(names), critical=False)
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        _serving_builder(
+            subject, ca.certificate.subject, key, now, validity, dns_names, ip_addresses
+        )
         .add_extension(
             x509.AuthorityKeyIdentifier.from_issuer_public_key(ca.private_key.public_key()),
             critical=False,
@@ -156,6 +166,41 @@ def generate_serving_pair(
         .sign(ca.private_key, _signature_hash(ca.private_key))
     )
     return _pair(certificate, key)
+
+
+def generate_self_signed(
+    now: datetime,
+    validity: timedelta,
+    *,
+    common_name: str,
+    dns_names: Sequence[str] = LOCAL_DNS_NAMES,
+    ip_addresses: Sequence[str] = LOCAL_IP_ADDRESSES,
+) -> KeyPair:
+    """A serving certificate signed by its own key, for clients that do not verify it (the
+    metrics endpoint's scrapers rely on their bearer token instead)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    builder = _serving_builder(name, name, key, now, validity, dns_names, ip_addresses)
+    return _pair(builder.sign(key, hashes.SHA256()), key)
+
+
+def _serving_builder(
+    subject: x509.Name,
+    issuer: x509.Name,
+    key: ec.EllipticCurvePrivateKey,
+    now: datetime,
+    validity: timedelta,
+    dns_names: Sequence[str],
+    ip_addresses: Sequence[str],
+) -> x509.CertificateBuilder:
+    names: list[x509.GeneralName] = [x509.DNSName(name) for name in dns_names]
+    names += [x509.IPAddress(ipaddress.ip_address(address)) for address in ip_addresses]
+    return (
+        _builder(subject, issuer, key.public_key(), now, validity)
+        .add_extension(x509.SubjectAlternativeName(names), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+    )
 
 
 def _signature_hash(key: PrivateKey) -> hashes.SHA256 | None:

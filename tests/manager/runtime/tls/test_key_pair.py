@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from cryptography import x509
 
-from webhooks.certificates.generation import (
+from manager.runtime.tls.errors import CertificateError
+from manager.runtime.tls.key_pair import (
     LOCAL_DNS_NAMES,
     LOCAL_IP_ADDRESSES,
     KeyPair,
@@ -17,7 +18,6 @@ from webhooks.certificates.generation import (
     serving_dns_names,
     subject_alternative_names,
 )
-from webhooks.errors import CertificateError
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 

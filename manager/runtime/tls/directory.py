@@ -18,14 +18,24 @@ from pathlib import Path
 
 import anyio
 import anyio.abc
-import structlog
 
-from webhooks.certificates.generation import KeyPair
-from webhooks.certificates.rotation import TLS_CERT_KEY, TLS_KEY_KEY
-from webhooks.certificates.tls import ReloadableServerTLS
-from webhooks.errors import CertificateError
+from manager.runtime.logging import get_logger
+from manager.runtime.tls.errors import CertificateError
+from manager.runtime.tls.key_pair import KeyPair
+from manager.runtime.tls.server_context import ReloadableServerTLS
 
-_log = structlog.get_logger("webhooks.certificates")
+__all__ = [
+    "DEFAULT_POLL_INTERVAL",
+    "TLS_CERT_KEY",
+    "TLS_KEY_KEY",
+    "DirectoryCertificates",
+    "read_pair",
+]
+
+_log = get_logger(__name__)
+
+TLS_CERT_KEY = "tls.crt"
+TLS_KEY_KEY = "tls.key"
 
 DEFAULT_POLL_INTERVAL = timedelta(seconds=10)
 _CONSISTENT_READ_ATTEMPTS = 3
@@ -90,12 +100,19 @@ class DirectoryCertificates:
 
     def read_pair(self) -> KeyPair:
         """The certificate and key as one snapshot of the directory (OSError when missing)."""
-        cert_path, key_path = self.cert_dir / self.cert_name, self.cert_dir / self.key_name
-        cert_pem = cert_path.read_bytes()
-        for _ in range(_CONSISTENT_READ_ATTEMPTS):
-            key_pem = key_path.read_bytes()
-            again = cert_path.read_bytes()
-            if again == cert_pem:
-                break
-            cert_pem = again  # swapped while reading: the key may be the new one's, read it again
-        return KeyPair(cert_pem, key_pem)
+        return read_pair(self.cert_dir, self.cert_name, self.key_name)
+
+
+def read_pair(
+    directory: Path, cert_name: str = TLS_CERT_KEY, key_name: str = TLS_KEY_KEY
+) -> KeyPair:
+    """The certificate and key in `directory` as one snapshot (OSError when one is missing)."""
+    cert_path, key_path = directory / cert_name, directory / key_name
+    cert_pem = cert_path.read_bytes()
+    for _ in range(_CONSISTENT_READ_ATTEMPTS):
+        key_pem = key_path.read_bytes()
+        again = cert_path.read_bytes()
+        if again == cert_pem:
+            break
+        cert_pem = again  # swapped while reading: the key may be the new one's, read it again
+    return KeyPair(cert_pem, key_pem)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from webhooks.certificates.generation import (
+from manager.runtime.tls.key_pair import (
     KeyPair,
     generate_ca,
     generate_serving_pair,

@@ -15,7 +15,9 @@ import ssl
 import tempfile
 from pathlib import Path
 
-from webhooks.errors import CertificateError
+from manager.runtime.tls.errors import CertificateError
+
+__all__ = ["ReloadableServerTLS"]
 
 
 class ReloadableServerTLS:
@@ -24,7 +26,6 @@ class ReloadableServerTLS:
     def __init__(self) -> None:
         self.context = _server_context()
         self._fingerprint: str | None = None
-        self._scratch_dir = tempfile.TemporaryDirectory(prefix="dynamo-webhook-tls-")
 
     @property
     def has_certificate(self) -> bool:
@@ -38,32 +39,31 @@ class ReloadableServerTLS:
         fingerprint = hashlib.sha256(cert_pem + b"\0" + key_pem).hexdigest()
         if fingerprint == self._fingerprint:
             return False
-        cert_path, key_path = self._write(cert_pem, key_pem)
-        try:
-            _server_context().load_cert_chain(cert_path, key_path)
-        except (ssl.SSLError, OSError) as error:
-            raise CertificateError(f"certificate and key cannot be served: {error}") from None
-        self.context.load_cert_chain(cert_path, key_path)
+        # ssl loads certificates only from files: the pair is written to a private scratch
+        # directory for the time of the load and removed at once, so no key stays on disk.
+        with tempfile.TemporaryDirectory(prefix="serving-tls-") as scratch:
+            cert_path, key_path = _write(Path(scratch), cert_pem, key_pem)
+            try:
+                _server_context().load_cert_chain(cert_path, key_path)
+            except (ssl.SSLError, OSError) as error:
+                raise CertificateError(f"certificate and key cannot be served: {error}") from None
+            self.context.load_cert_chain(cert_path, key_path)
         self._fingerprint = fingerprint
         return True
 
-    def close(self) -> None:
-        self._scratch_dir.cleanup()
 
-    def _write(self, cert_pem: bytes, key_pem: bytes) -> tuple[Path, Path]:
-        # ssl only loads certificates from files; the key is written where only we can read it.
-        directory = Path(self._scratch_dir.name)
-        cert_path, key_path = directory / "tls.crt", directory / "tls.key"
-        cert_path.write_bytes(cert_pem)
-        descriptor = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "wb") as key_file:
-            key_file.write(key_pem)
-        return cert_path, key_path
+def _write(directory: Path, cert_pem: bytes, key_pem: bytes) -> tuple[Path, Path]:
+    cert_path, key_path = directory / "tls.crt", directory / "tls.key"
+    cert_path.write_bytes(cert_pem)
+    descriptor = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "wb") as key_file:
+        key_file.write(key_pem)
+    return cert_path, key_path
 
 
 def _server_context() -> ssl.SSLContext:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
-    # HTTP/2 stays off (Rapid Reset, CVE-2023-44487), as in kubebuilder scaffolds and upstream.
+    # HTTP/2 stays off (Rapid Reset, CVE-2023-44487), as in kubebuilder scaffolds.
     context.set_alpn_protocols(["http/1.1"])
     return context
