@@ -51,7 +51,7 @@ def _describe(index: int, document: Mapping[str, Any]) -> str:
 
 
 def _render_component(
-    dcd: DynamoComponentDeployment, context: BuildContext, result: RenderResult
+    dcd: DynamoComponentDeployment | Mapping[str, Any], context: BuildContext, result: RenderResult
 ) -> None:
     children = build_component_children(dcd, context)
     result.objects.extend(children.objects())
@@ -62,7 +62,7 @@ def _render_graph(dgd: DynamoGraphDeployment, context: BuildContext, result: Ren
     result.objects.extend(build_persistent_volume_claims(dgd, context))
     for dcd in build_component_deployments(dgd, context):
         result.objects.append(dcd)
-        _render_component(DynamoComponentDeployment.model_validate(dcd), context, result)
+        _render_component(dcd, context, result)  # built from a validated graph: not reparsed
 
 
 def _render_document(

@@ -14,6 +14,11 @@ from dynamo_operator.status.conditions import (
     is_condition_true,
     set_condition,
 )
+from dynamo_operator.status.events import (
+    TransitionEvent,
+    TransitionEvents,
+    derive_transition_event,
+)
 from dynamo_operator.status.failure import StatusFailure
 from dynamo_operator.status.graph_deployment import derive_graph_status, is_progress_only
 from dynamo_operator.status.model import EndpointState, derive_model_status
@@ -24,11 +29,14 @@ __all__ = [
     "EndpointState",
     "Reasons",
     "StatusFailure",
+    "TransitionEvent",
+    "TransitionEvents",
     "Unsupported",
     "changed_condition",
     "derive_component_status",
     "derive_graph_status",
     "derive_model_status",
+    "derive_transition_event",
     "find_condition",
     "format_time",
     "is_condition_true",

@@ -66,6 +66,7 @@ if _TYPE_CHECKING:
         ChildChanges,
         apply_each,
         apply_shared,
+        is_controlled_by,
         is_namespace_terminating,
         sync_children,
     )
@@ -143,6 +144,7 @@ __all__ = [
     "enqueue_for_owner",
     "enqueue_mapped",
     "get_logger",
+    "is_controlled_by",
     "is_namespace_terminating",
     "lazy_exports",
     "lease_expiry",

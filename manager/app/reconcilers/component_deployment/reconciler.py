@@ -36,9 +36,9 @@ from dynamo_operator.settings import OperatorSettings
 from dynamo_operator.status import (
     ConditionTypes,
     StatusFailure,
-    changed_condition,
+    TransitionEvents,
     derive_component_status,
-    is_condition_true,
+    derive_transition_event,
 )
 from dynamo_operator.validation import validate_create
 from manager.runtime.cache import CacheReader
@@ -50,6 +50,7 @@ from manager.runtime.ownership import (
     ChildChanges,
     apply_each,
     apply_shared,
+    is_controlled_by,
     is_namespace_terminating,
     sync_children,
 )
@@ -70,6 +71,14 @@ class ComponentKinds:
     component: ResourceKind
     children: tuple[ResourceKind, ...]
     """Every kind a DCD may own (workloads, Service, Ingress, VirtualService, HPA)."""
+
+
+EVENTS = TransitionEvents(
+    ConditionTypes.AVAILABLE,
+    ready_reason="Ready",
+    ready_message="Component is available",
+    warn_while_waiting=False,
+)
 
 
 class ComponentDeploymentReconciler:
@@ -107,7 +116,7 @@ class ComponentDeploymentReconciler:
         )
         try:
             children = build_component_children(
-                DynamoComponentDeployment.model_validate(dcd), context
+                validation.model(DynamoComponentDeployment), context
             )
             try:
                 created_access = await self._ensure_discovery_access(dcd, context.settings)
@@ -175,7 +184,7 @@ class ComponentDeploymentReconciler:
             SERVICE, namespace, owner_uid=uid, labels=Labels.BASE_MODEL_HASH
         ):
             name = service["metadata"]["name"]
-            if name == wanted or _is_controller(uid, service):
+            if name == wanted or is_controlled_by(service, uid):
                 continue
             base_model = (service["metadata"].get("annotations") or {}).get(Annotations.BASE_MODEL)
             owners = [
@@ -218,17 +227,9 @@ class ComponentDeploymentReconciler:
             await self._client.apply_status_if_changed(status, dcd)
         except NotFound:
             return  # deleted since the cache read it (its namespace too, maybe): nothing to report
-        old_status = dcd.get("status")
-        changed = changed_condition(old_status, status, ConditionTypes.AVAILABLE)
-        if changed is None:
-            return
-        was_available = is_condition_true(
-            (old_status or {}).get("conditions"), ConditionTypes.AVAILABLE
-        )
-        if changed.get("status") == "True":
-            self._recorder.event(dcd, "Normal", "Ready", "Component is available")
-        elif derive.get("failure") is not None or was_available:
-            self._recorder.event(dcd, "Warning", str(changed["reason"]), str(changed["message"]))
+        failed = derive.get("failure") is not None
+        if event := derive_transition_event(dcd.get("status"), status, EVENTS, failed=failed):
+            self._recorder.event(dcd, event.type, event.reason, event.message)
 
 
 def _discovery_owner(dcd: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -267,13 +268,6 @@ def discovery_access_requests(
         return ()
 
     return requests
-
-
-def _is_controller(uid: str, obj: Mapping[str, Any]) -> bool:
-    return any(
-        ref.get("uid") == uid and ref.get("controller") is True
-        for ref in obj["metadata"].get("ownerReferences") or ()
-    )
 
 
 def pod_requests(pod: Mapping[str, Any], reader: CacheReader) -> Iterable[Request]:

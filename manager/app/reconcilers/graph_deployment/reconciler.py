@@ -37,9 +37,9 @@ from dynamo_operator.settings import OperatorSettings
 from dynamo_operator.status import (
     ConditionTypes,
     StatusFailure,
-    changed_condition,
+    TransitionEvents,
     derive_graph_status,
-    is_condition_true,
+    derive_transition_event,
     is_progress_only,
 )
 from dynamo_operator.validation import validate_create
@@ -54,6 +54,7 @@ __all__ = ["GraphDeploymentReconciler", "GraphKinds"]
 
 READY = ConditionTypes.READY
 PROGRESS_INTERVAL = timedelta(seconds=5)
+EVENTS = TransitionEvents(READY, ready_reason="Ready", warn_while_waiting=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +94,7 @@ class GraphDeploymentReconciler:
         if not validation.allowed:
             await self._report(dgd, failure=StatusFailure.invalid(validation))
             return None
-        model = DynamoGraphDeployment.model_validate(dgd)
+        model = validation.model(DynamoGraphDeployment)
         context = BuildContext(settings=self._settings(), default_namespace=request.namespace)
         try:
             components = build_component_deployments(model, context)
@@ -193,14 +194,9 @@ class GraphDeploymentReconciler:
                 self._remember_write(uid, now)
         except NotFound:
             return None  # deleted since the cache read it (its namespace too, maybe)
-        changed = changed_condition(dgd.get("status"), status, READY)
-        if changed is None:
-            return None
-        was_ready = is_condition_true((dgd.get("status") or {}).get("conditions"), READY)
-        if changed.get("status") == "True":
-            self._recorder.event(dgd, "Normal", "Ready", str(changed["message"]))
-        elif failure is not None or was_ready:
-            self._recorder.event(dgd, "Warning", str(changed["reason"]), str(changed["message"]))
+        failed = failure is not None
+        if event := derive_transition_event(dgd.get("status"), status, EVENTS, failed=failed):
+            self._recorder.event(dgd, event.type, event.reason, event.message)
         return None
 
     def _progress_wait(self, uid: str, now: datetime) -> float:

@@ -44,8 +44,9 @@ from dynamo_operator.status import (
     EndpointState,
     Reasons,
     StatusFailure,
-    changed_condition,
+    TransitionEvents,
     derive_model_status,
+    derive_transition_event,
 )
 from dynamo_operator.validation import validate_create
 from manager.app.reconcilers.model.workers import CallOutcome, LoraWorkers
@@ -349,21 +350,19 @@ class ModelReconciler:
     ) -> None:
         status = derive_model_status(model, states, services, self._now(), failure=failure)
         await self._client.apply_status_if_changed(status, model)
-        changed = changed_condition(model.get("status"), status, ConditionTypes.ENDPOINTS_READY)
-        if changed is None:
-            return
-        reason, message = str(changed["reason"]), str(changed["message"])
-        if changed.get("status") == "True":
-            self._recorder.event(model, "Normal", _EVENT_REASONS.get(reason, reason), message)
-        else:
-            self._recorder.event(model, "Warning", _EVENT_REASONS.get(reason, reason), message)
+        failed = failure is not None
+        if event := derive_transition_event(model.get("status"), status, EVENTS, failed=failed):
+            self._recorder.event(model, event.type, event.reason, event.message)
 
 
-_EVENT_REASONS = {
-    Reasons.ALL_ENDPOINTS_READY: "EndpointsReady",
-    Reasons.NO_ENDPOINTS: "NoEndpointsFound",
-}
-"""Event reasons (upstream's) where they differ from the condition's reason."""
+EVENTS = TransitionEvents(
+    ConditionTypes.ENDPOINTS_READY,
+    # Upstream's Event reasons, where they differ from the condition's.
+    event_reasons={
+        Reasons.ALL_ENDPOINTS_READY: "EndpointsReady",
+        Reasons.NO_ENDPOINTS: "NoEndpointsFound",
+    },
+)
 
 
 def _is_lora(model: Mapping[str, Any]) -> bool:
