@@ -22,6 +22,7 @@ if _TYPE_CHECKING:
     from manager.runtime.clock import Clock, FakeClock, RealClock
     from manager.runtime.discovery import Discovery, RequiredKinds, ServedApis
     from manager.runtime.errors import LeadershipLostError
+    from manager.runtime.finalizers import Finalizer
     from manager.runtime.handler import (
         EnqueueHandler,
         Mapper,
@@ -117,6 +118,7 @@ __all__ = [
     "Drainable",
     "EnqueueHandler",
     "FakeClock",
+    "Finalizer",
     "Funcs",
     "GenerationChanged",
     "HealthProbes",

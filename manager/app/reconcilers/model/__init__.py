@@ -1,16 +1,14 @@
 """The DynamoModel reconciler: LoRA adapters loaded onto and unloaded from live workers.
 
-``setup`` adds the controller to the manager, ``reconciler`` holds the five steps, ``workers``
-the HTTP calls to the workers' LoRA routes (one shared client, a manager runnable), ``watches``
-the index, mapper and predicate that bring a model back to its reconciler.
+``setup`` adds the controller to the manager, ``reconciler`` holds the five steps (the plan of
+which adapter goes where is pure: ``dynamo_operator.lora_plan``), ``adapter_memory`` what this
+process loaded where, ``workers`` the HTTP calls to the workers' LoRA routes (one shared client,
+a manager runnable), ``watches`` the index, mapper and predicate that bring a model back to its
+reconciler.
 """
 
-from manager.app.reconcilers.model.reconciler import (
-    Adapter,
-    LoadedAdapters,
-    ModelKinds,
-    ModelReconciler,
-)
+from manager.app.reconcilers.model.adapter_memory import LoadedAdapters
+from manager.app.reconcilers.model.reconciler import ModelKinds, ModelReconciler
 from manager.app.reconcilers.model.setup import setup
 from manager.app.reconcilers.model.watches import (
     BASE_MODEL_INDEX,
@@ -28,7 +26,6 @@ from manager.app.reconcilers.model.workers import (
 __all__ = [
     "BASE_MODEL_INDEX",
     "LORA_REQUESTS",
-    "Adapter",
     "CallOutcome",
     "HttpLoraWorkers",
     "LoadedAdapters",

@@ -1,17 +1,12 @@
 """The DynamoModel reconciler: find the workers of a base model, load a LoRA onto each of them.
 
-Each pass: read the model from the cache; find its workers in the cached EndpointSlices of its
-base model (the index by base-model hash and ``endpoint_slice_requests`` bring every slice change
-back here, so nothing polls); validate the spec with the pure rules; for a LoRA, make sure the
-finalizer is there and load the adapter onto each worker that does not have it yet; derive the
-status, write it once if it changed, and emit Events on transitions and on load results.
-
-What was loaded where is remembered per model and per worker (``LoadedAdapters``): a worker that
-has the adapter is not asked again, a worker that appears (a scale-up) gets it on the pass its
-EndpointSlice change triggers, a worker that leaves is forgotten (when it comes back it is asked
-again), and a changed adapter is unloaded and loaded again. Memory is per process: after a
-restart the adapter is loaded once more on every worker, which the route accepts. A pass with
-failed loads ends with a Warning Event and looks again after ``retry_after`` (30 s). Calls run at
+Each pass, five steps: read the model and its workers from the cache (the ready endpoints of the
+EndpointSlices of its base model; the index by base-model hash and ``endpoint_slice_requests``
+bring every slice change back here, so nothing polls); validate the spec with the pure rules;
+plan which worker needs the adapter (``dynamo_operator.lora_plan``, against what this process
+loaded where, ``adapter_memory``); apply the plan, holding the model with a finalizer first;
+report: derive the status, write it once if it changed, and emit Events on transitions and on
+load results. A pass with failed loads looks again after ``retry_after`` (30 s). Calls run at
 most ``parallelism`` at a time, each bounded by the workers client's timeout.
 
 Deletion: the finalizer ``nvidia.com/finalizer`` holds a LoRA model until its adapter has been
@@ -23,7 +18,6 @@ status reports the workers found.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,8 +25,18 @@ from typing import Any, TypeVar
 
 import anyio
 
-from dynamo_operator.api import ModelType
 from dynamo_operator.constants import MODEL_FINALIZER, Labels
+from dynamo_operator.lora_plan import (
+    AdapterLoad,
+    LoadPlan,
+    LoraEvent,
+    adapter_of,
+    endpoint_states,
+    is_lora,
+    load_events,
+    plan_adapter_loads,
+    unload_event,
+)
 from dynamo_operator.model_endpoints import (
     WorkerEndpoint,
     endpoint_service_names,
@@ -49,21 +53,27 @@ from dynamo_operator.status import (
     derive_transition_event,
 )
 from dynamo_operator.validation import validate_create
+from manager.app.reconcilers.model.adapter_memory import LoadedAdapters
 from manager.app.reconcilers.model.workers import CallOutcome, LoraWorkers
 from manager.runtime.cache import CacheReader
-from manager.runtime.client import Client, NotFound
+from manager.runtime.client import Client
 from manager.runtime.controller import Request, Result
 from manager.runtime.events import EventRecorder
+from manager.runtime.finalizers import Finalizer
 from manager.runtime.kinds import ENDPOINT_SLICE, ResourceKind
-from manager.runtime.logging import get_logger
 
-__all__ = ["Adapter", "LoadedAdapters", "ModelKinds", "ModelReconciler"]
-
-log = get_logger(__name__)
+__all__ = ["EVENTS", "ModelKinds", "ModelReconciler"]
 
 T = TypeVar("T")
-_LISTED = 5
-"""Endpoints named in one Event message; the rest are counted."""
+
+EVENTS = TransitionEvents(
+    ConditionTypes.ENDPOINTS_READY,
+    # Upstream's Event reasons, where they differ from the condition's.
+    event_reasons={
+        Reasons.ALL_ENDPOINTS_READY: "EndpointsReady",
+        Reasons.NO_ENDPOINTS: "NoEndpointsFound",
+    },
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,33 +82,6 @@ class ModelKinds:
 
     model: ResourceKind
     endpoint_slice: ResourceKind = ENDPOINT_SLICE
-
-
-@dataclass(frozen=True, slots=True)
-class Adapter:
-    """A LoRA as loaded on a worker."""
-
-    name: str
-    uri: str
-
-
-class LoadedAdapters:
-    """What this process loaded where: per model (reset when its uid changes), the adapter each
-    worker (``WorkerEndpoint.key``) holds."""
-
-    def __init__(self) -> None:
-        self._models: dict[tuple[str, str], tuple[str, dict[str, Adapter]]] = {}
-
-    def of(self, namespace: str, name: str, uid: str) -> dict[str, Adapter]:
-        """The model's record, to read and update in place."""
-        current = self._models.get((namespace, name))
-        if current is None or current[0] != uid:
-            current = (uid, {})
-            self._models[(namespace, name)] = current
-        return current[1]
-
-    def forget(self, namespace: str, name: str) -> None:
-        self._models.pop((namespace, name), None)
 
 
 class ModelReconciler:
@@ -125,8 +108,7 @@ class ModelReconciler:
         self._retry_after = retry_after
         self._unload_timeout = unload_timeout
         self.loaded = LoadedAdapters()
-        self._finalizer_added: set[str] = set()
-        """Uids whose finalizer this process added (the cache may not show it yet)."""
+        self._finalizer = Finalizer(client, kinds.model, MODEL_FINALIZER)
 
     async def reconcile(self, request: Request) -> Result | None:
         model = self._reader.get(self._kinds.model, request.namespace, request.name)
@@ -142,16 +124,14 @@ class ModelReconciler:
             states = [EndpointState(e.address, e.pod_name, ready=False) for e in endpoints]
             await self._report(model, states, services, StatusFailure.invalid(validation))
             return None
-        if not _is_lora(model):
+        if not is_lora(model):
             states = [EndpointState(e.address, e.pod_name, ready=True) for e in endpoints]
             await self._report(model, states, services)
             return None
-        await self._ensure_finalizer(model)
+        await self._finalizer.ensure(model)
         states, failed = await self._load(model, endpoints)
         await self._report(model, states, services)
         return Result(requeue_after=self._retry_after) if failed else None
-
-    # -- read -------------------------------------------------------------------------------------
 
     def _discover(self, model: Mapping[str, Any]) -> tuple[list[WorkerEndpoint], list[str]]:
         """The ready workers of the model's base model in its namespace, and their Services."""
@@ -163,50 +143,36 @@ class ModelReconciler:
         )
         return find_worker_endpoints(slices), endpoint_service_names(slices)
 
-    # -- load -------------------------------------------------------------------------------------
-
     async def _load(
         self, model: Mapping[str, Any], endpoints: Sequence[WorkerEndpoint]
     ) -> tuple[list[EndpointState], int]:
         """Load the adapter where it is missing; the state of every worker, and how many failed."""
-        wanted = _adapter(model)
         metadata = model["metadata"]
-        loaded = self.loaded.of(metadata["namespace"], metadata["name"], metadata["uid"])
-        present = {endpoint.key for endpoint in endpoints}
-        for key in [key for key in loaded if key not in present]:
-            del loaded[key]  # a worker that left: asked again if it comes back
-        missing = [endpoint for endpoint in endpoints if loaded.get(endpoint.key) != wanted]
-        outcomes = await self._each(
-            missing, lambda endpoint: self._load_one(endpoint, loaded.get(endpoint.key), wanted)
-        )
-        for endpoint, outcome in zip(missing, outcomes, strict=True):
+        held = self.loaded.of(metadata["namespace"], metadata["name"], metadata["uid"])
+        plan = plan_adapter_loads(adapter_of(model), endpoints, held)
+        for key in plan.departed:
+            del held[key]
+        outcomes = await self._each([load.endpoint for load in plan.loads], self._loader(plan))
+        failures: dict[str, str] = {}
+        for load, outcome in zip(plan.loads, outcomes, strict=True):
             if outcome.ok:
-                loaded[endpoint.key] = wanted
+                held[load.endpoint.key] = plan.adapter
             else:
-                loaded.pop(endpoint.key, None)
-        failures = {
-            endpoint.key: outcome
-            for endpoint, outcome in zip(missing, outcomes, strict=True)
-            if not outcome.ok
-        }
-        self._announce_loads(model, wanted, missing, failures, len(endpoints))
-        states = [
-            EndpointState(
-                endpoint.address,
-                endpoint.pod_name,
-                ready=loaded.get(endpoint.key) == wanted,
-                message=failures[endpoint.key].message if endpoint.key in failures else None,
-            )
-            for endpoint in endpoints
-        ]
-        return states, len(failures)
+                held.pop(load.endpoint.key, None)
+                failures[load.endpoint.key] = outcome.message or outcome.result
+        self._announce(model, load_events(plan, failures, len(endpoints), self._retry_after))
+        return endpoint_states(endpoints, plan.adapter, held, failures), len(failures)
 
-    async def _load_one(
-        self, endpoint: WorkerEndpoint, previous: Adapter | None, wanted: Adapter
-    ) -> CallOutcome:
-        if previous is not None:  # the spec changed: the old adapter goes first (best effort)
-            await self._workers.unload(endpoint, previous.name)
-        return await self._workers.load(endpoint, wanted.name, wanted.uri)
+    def _loader(self, plan: LoadPlan) -> Callable[[WorkerEndpoint], Awaitable[CallOutcome]]:
+        loads: dict[str, AdapterLoad] = {load.endpoint.key: load for load in plan.loads}
+
+        async def load(endpoint: WorkerEndpoint) -> CallOutcome:
+            previous = loads[endpoint.key].previous
+            if previous is not None:  # the spec changed: the old adapter goes first (best effort)
+                await self._workers.unload(endpoint, previous.name)
+            return await self._workers.load(endpoint, plan.adapter.name, plan.adapter.uri)
+
+        return load
 
     async def _each(
         self,
@@ -228,76 +194,17 @@ class ModelReconciler:
                 group.start_soon(one, endpoint)
         return [done[endpoint.key] for endpoint in endpoints]
 
-    def _announce_loads(
-        self,
-        model: Mapping[str, Any],
-        adapter: Adapter,
-        attempted: Sequence[WorkerEndpoint],
-        failures: Mapping[str, CallOutcome],
-        total: int,
-    ) -> None:
-        loaded = [endpoint for endpoint in attempted if endpoint.key not in failures]
-        if loaded:
-            self._recorder.event(
-                model,
-                "Normal",
-                "LoRALoaded",
-                f"Loaded LoRA {adapter.name} on {_listing(e.address for e in loaded)}",
-            )
-        if failures:
-            failed = [endpoint for endpoint in attempted if endpoint.key in failures]
-            details = (f"{e.address} ({failures[e.key].message})" for e in failed)
-            self._recorder.event(
-                model,
-                "Warning",
-                "PartialEndpointFailure",
-                f"Failed to load LoRA {adapter.name} on {len(failed)} of {total} endpoint(s): "
-                f"{_listing(details)}; retrying in {self._retry_after:g}s",
-            )
-
-    # -- finalizer --------------------------------------------------------------------------------
-
-    async def _ensure_finalizer(self, model: Mapping[str, Any]) -> None:
-        metadata = model["metadata"]
-        finalizers = metadata.get("finalizers") or []
-        if MODEL_FINALIZER in finalizers or metadata["uid"] in self._finalizer_added:
-            return
-        add = (
-            {"op": "add", "path": "/metadata/finalizers/-", "value": MODEL_FINALIZER}
-            if finalizers
-            else {"op": "add", "path": "/metadata/finalizers", "value": [MODEL_FINALIZER]}
-        )
-        # Guarded by the resourceVersion read: a list the cache has not seen is never replaced.
-        guard = {
-            "op": "test",
-            "path": "/metadata/resourceVersion",
-            "value": metadata["resourceVersion"],
-        }
-        await self._patch(model, [guard, add])
-        self._finalizer_added.add(metadata["uid"])
-
     async def _finalize(self, model: Mapping[str, Any]) -> None:
+        if self._finalizer.holds(model):
+            name = adapter_of(model).name
+            if is_lora(model) and name:
+                await self._unload_everywhere(model, name)
+            await self._finalizer.release(model)
         metadata = model["metadata"]
-        finalizers = list(metadata.get("finalizers") or [])
-        if MODEL_FINALIZER in finalizers:
-            if _is_lora(model) and _adapter_name(model):
-                await self._unload_all(model)
-            index = finalizers.index(MODEL_FINALIZER)
-            path = f"/metadata/finalizers/{index}"
-            with contextlib.suppress(NotFound):  # deleted meanwhile: nothing left to hold
-                await self._patch(
-                    model,
-                    [
-                        {"op": "test", "path": path, "value": MODEL_FINALIZER},
-                        {"op": "remove", "path": path},
-                    ],
-                )
         self.loaded.forget(metadata["namespace"], metadata["name"])
-        self._finalizer_added.discard(metadata["uid"])
 
-    async def _unload_all(self, model: Mapping[str, Any]) -> None:
+    async def _unload_everywhere(self, model: Mapping[str, Any], name: str) -> None:
         """Unload the adapter from every worker found now, for at most ``unload_timeout``."""
-        name = _adapter_name(model)
         endpoints, _ = self._discover(model)
         if not endpoints:
             return
@@ -306,40 +213,17 @@ class ModelReconciler:
             await self._each(
                 endpoints, lambda endpoint: self._workers.unload(endpoint, name), outcomes
             )
-        late = CallOutcome("timeout", f"not done within {self._unload_timeout:g}s")
-        failed = [
-            (endpoint, outcome)
+        late = f"not done within {self._unload_timeout:g}s"
+        failures = {
+            endpoint.key: late if outcome is None else (outcome.message or outcome.result)
             for endpoint in endpoints
-            if not (outcome := outcomes.get(endpoint.key, late)).ok
-        ]
-        if not failed:
-            self._recorder.event(
-                model,
-                "Normal",
-                "LoRAUnloaded",
-                f"Unloaded LoRA {name} from {len(endpoints)} endpoint(s)",
-            )
-            return
-        details = (f"{endpoint.address} ({outcome.message})" for endpoint, outcome in failed)
-        self._recorder.event(
-            model,
-            "Warning",
-            "LoRAUnloadFailed",
-            f"Failed to unload LoRA {name} from {len(failed)} of {len(endpoints)} endpoint(s): "
-            f"{_listing(details)}; deleting anyway",
-        )
+            if (outcome := outcomes.get(endpoint.key)) is None or not outcome.ok
+        }
+        self._announce(model, [unload_event(name, endpoints, failures)])
 
-    async def _patch(self, model: Mapping[str, Any], operations: list[dict[str, Any]]) -> None:
-        metadata = model["metadata"]
-        await self._client.rest.json_patch(
-            self._kinds.model,
-            metadata["namespace"],
-            metadata["name"],
-            operations,
-            field_manager=self._client.identity.field_manager,
-        )
-
-    # -- report -----------------------------------------------------------------------------------
+    def _announce(self, model: Mapping[str, Any], events: Sequence[LoraEvent]) -> None:
+        for event in events:
+            self._recorder.event(model, event.type, event.reason, event.message)
 
     async def _report(
         self,
@@ -353,34 +237,3 @@ class ModelReconciler:
         failed = failure is not None
         if event := derive_transition_event(model.get("status"), status, EVENTS, failed=failed):
             self._recorder.event(model, event.type, event.reason, event.message)
-
-
-EVENTS = TransitionEvents(
-    ConditionTypes.ENDPOINTS_READY,
-    # Upstream's Event reasons, where they differ from the condition's.
-    event_reasons={
-        Reasons.ALL_ENDPOINTS_READY: "EndpointsReady",
-        Reasons.NO_ENDPOINTS: "NoEndpointsFound",
-    },
-)
-
-
-def _is_lora(model: Mapping[str, Any]) -> bool:
-    return (model.get("spec") or {}).get("modelType") == ModelType.LORA
-
-
-def _adapter_name(model: Mapping[str, Any]) -> str:
-    return str((model.get("spec") or {}).get("modelName") or "")
-
-
-def _adapter(model: Mapping[str, Any]) -> Adapter:
-    spec = model.get("spec") or {}
-    return Adapter(
-        str(spec.get("modelName") or ""), str((spec.get("source") or {}).get("uri") or "")
-    )
-
-
-def _listing(items: Any) -> str:
-    listed = list(items)
-    shown = ", ".join(listed[:_LISTED])
-    return shown if len(listed) <= _LISTED else f"{shown} and {len(listed) - _LISTED} more"
