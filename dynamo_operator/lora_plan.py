@@ -12,17 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from dynamo_operator.api import ModelType
 from dynamo_operator.model_endpoints import WorkerEndpoint
-from dynamo_operator.status import EndpointState
+from dynamo_operator.status import EndpointState, Event
 
 __all__ = [
     "Adapter",
     "AdapterLoad",
     "LoadPlan",
-    "LoraEvent",
     "adapter_of",
     "endpoint_states",
     "is_lora",
@@ -57,13 +56,6 @@ class LoadPlan:
     loads: tuple[AdapterLoad, ...]
     departed: tuple[str, ...]
     """Keys of workers the memory holds that serve the base model no more."""
-
-
-@dataclass(frozen=True, slots=True)
-class LoraEvent:
-    type: Literal["Normal", "Warning"]
-    reason: str
-    message: str
 
 
 def is_lora(model: Mapping[str, Any]) -> bool:
@@ -116,7 +108,7 @@ def endpoint_states(
 
 def load_events(
     plan: LoadPlan, failures: Mapping[str, str], total: int, retry_after: float
-) -> list[LoraEvent]:
+) -> list[Event]:
     """One Normal Event naming the workers that got the adapter, one Warning naming those that
     failed (with why) and when they are tried again."""
     attempted = [load.endpoint for load in plan.loads]
@@ -126,11 +118,11 @@ def load_events(
     events = []
     if loaded:
         listing = _listing(endpoint.address for endpoint in loaded)
-        events.append(LoraEvent("Normal", "LoRALoaded", f"Loaded LoRA {name} on {listing}"))
+        events.append(Event("Normal", "LoRALoaded", f"Loaded LoRA {name} on {listing}"))
     if failed:
         details = _listing(f"{e.address} ({failures[e.key]})" for e in failed)
         events.append(
-            LoraEvent(
+            Event(
                 "Warning",
                 "PartialEndpointFailure",
                 f"Failed to load LoRA {name} on {len(failed)} of {total} endpoint(s): "
@@ -142,16 +134,16 @@ def load_events(
 
 def unload_event(
     name: str, endpoints: Sequence[WorkerEndpoint], failures: Mapping[str, str]
-) -> LoraEvent:
+) -> Event:
     """The Event of a deletion's unloading, which never holds the deletion: `failures` (message
     by worker key) are reported and the model goes anyway."""
     failed = [endpoint for endpoint in endpoints if endpoint.key in failures]
     if not failed:
-        return LoraEvent(
+        return Event(
             "Normal", "LoRAUnloaded", f"Unloaded LoRA {name} from {len(endpoints)} endpoint(s)"
         )
     details = _listing(f"{e.address} ({failures[e.key]})" for e in failed)
-    return LoraEvent(
+    return Event(
         "Warning",
         "LoRAUnloadFailed",
         f"Failed to unload LoRA {name} from {len(failed)} of {len(endpoints)} endpoint(s): "

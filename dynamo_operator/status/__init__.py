@@ -15,7 +15,7 @@ from dynamo_operator.status.conditions import (
     set_condition,
 )
 from dynamo_operator.status.events import (
-    TransitionEvent,
+    Event,
     TransitionEvents,
     derive_transition_event,
 )
@@ -27,9 +27,9 @@ from dynamo_operator.status.reasons import ConditionTypes, Reasons
 __all__ = [
     "ConditionTypes",
     "EndpointState",
+    "Event",
     "Reasons",
     "StatusFailure",
-    "TransitionEvent",
     "TransitionEvents",
     "Unsupported",
     "changed_condition",

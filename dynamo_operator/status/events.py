@@ -15,11 +15,13 @@ from typing import Any, Literal
 
 from dynamo_operator.status.conditions import changed_condition, is_condition_true
 
-__all__ = ["TransitionEvent", "TransitionEvents", "derive_transition_event"]
+__all__ = ["Event", "TransitionEvents", "derive_transition_event"]
 
 
 @dataclass(frozen=True, slots=True)
-class TransitionEvent:
+class Event:
+    """An Event for a reconciler to record on its object."""
+
     type: Literal["Normal", "Warning"]
     reason: str
     message: str
@@ -45,7 +47,7 @@ def derive_transition_event(
     events: TransitionEvents,
     *,
     failed: bool,
-) -> TransitionEvent | None:
+) -> Event | None:
     """The Event for going from `old_status` to `new_status`, or None when there is none.
     `failed`: the new status reports a failure (invalid spec, reconcile error)."""
     changed = changed_condition(old_status, new_status, events.condition)
@@ -55,10 +57,8 @@ def derive_transition_event(
     reason = events.event_reasons.get(reason, reason)
     message = str(changed.get("message") or "")
     if changed.get("status") == "True":
-        return TransitionEvent(
-            "Normal", events.ready_reason or reason, events.ready_message or message
-        )
+        return Event("Normal", events.ready_reason or reason, events.ready_message or message)
     was_true = is_condition_true((old_status or {}).get("conditions"), events.condition)
     if not (events.warn_while_waiting or failed or was_true):
         return None
-    return TransitionEvent("Warning", reason, message)
+    return Event("Warning", reason, message)

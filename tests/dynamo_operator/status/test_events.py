@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from dynamo_operator.status import TransitionEvent, TransitionEvents, derive_transition_event
+from dynamo_operator.status import Event, TransitionEvents, derive_transition_event
 
 WAITING_KIND = TransitionEvents("Ready", ready_reason="Ready", warn_while_waiting=False)
 RENAMING_KIND = TransitionEvents("Ready", event_reasons={"AllGood": "EverythingReady"})
@@ -29,19 +29,19 @@ def test_becoming_ready_is_a_normal_event_with_the_kinds_reason() -> None:
         status("False", "Pending"), status("True", "AllGood", "up"), WAITING_KIND, failed=False
     )
 
-    assert event == TransitionEvent("Normal", "Ready", "up")
+    assert event == Event("Normal", "Ready", "up")
 
 
 @pytest.mark.parametrize(
     ("old", "failed", "expected"),
     [
         (None, False, None),  # on its way, never ready: not a warning
-        (None, True, TransitionEvent("Warning", "Invalid", "bad")),
-        (status("True", "AllGood"), False, TransitionEvent("Warning", "Invalid", "bad")),
+        (None, True, Event("Warning", "Invalid", "bad")),
+        (status("True", "AllGood"), False, Event("Warning", "Invalid", "bad")),
     ],
 )
 def test_a_waiting_kind_warns_only_on_a_failure_or_after_being_ready(
-    old: dict[str, Any] | None, failed: bool, expected: TransitionEvent | None
+    old: dict[str, Any] | None, failed: bool, expected: Event | None
 ) -> None:
     new = status("False", "Invalid", "bad")
 
@@ -56,5 +56,5 @@ def test_event_reasons_rename_the_conditions_and_every_change_warns() -> None:
         status("True", "AllGood"), status("False", "Gone", "down"), RENAMING_KIND, failed=False
     )
 
-    assert ready == TransitionEvent("Normal", "EverythingReady", "up")
-    assert lost == TransitionEvent("Warning", "Gone", "down")
+    assert ready == Event("Normal", "EverythingReady", "up")
+    assert lost == Event("Warning", "Gone", "down")

@@ -29,7 +29,6 @@ from dynamo_operator.constants import MODEL_FINALIZER, Labels
 from dynamo_operator.lora_plan import (
     AdapterLoad,
     LoadPlan,
-    LoraEvent,
     adapter_of,
     endpoint_states,
     is_lora,
@@ -46,6 +45,7 @@ from dynamo_operator.naming import base_model_hash
 from dynamo_operator.status import (
     ConditionTypes,
     EndpointState,
+    Event,
     Reasons,
     StatusFailure,
     TransitionEvents,
@@ -221,7 +221,7 @@ class ModelReconciler:
         }
         self._announce(model, [unload_event(name, endpoints, failures)])
 
-    def _announce(self, model: Mapping[str, Any], events: Sequence[LoraEvent]) -> None:
+    def _announce(self, model: Mapping[str, Any], events: Sequence[Event]) -> None:
         for event in events:
             self._recorder.event(model, event.type, event.reason, event.message)
 
