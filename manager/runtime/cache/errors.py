@@ -9,6 +9,9 @@ All of them are programming or start-up errors, raised at once instead of waitin
 - `CacheNotSyncedError`: a read before the kind's first list completed. Controllers only start
   once the caches have synced, so a reconciler never sees it; a mapper may, during start-up.
 - `CacheOptionsConflictError`: a kind registered twice with different selectors or indexers.
+
+Apart from that hierarchy, `SelectorSyntaxError` (a `ValueError`) is a label selector that does
+not parse.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
-"""Errors a reconciler raises to steer the controller.
+"""Errors of the controller package: those a reconciler raises to steer the controller, and
+the one the controller raises itself.
 
     Exception
-    └── TerminalError   the object cannot be reconciled as it is (an invalid spec): record it,
-                        do not retry; a change to the object will enqueue it again.
+    ├── TerminalError          the object cannot be reconciled as it is (an invalid spec): record
+    │                          it, do not retry; a change to the object will enqueue it again.
+    └── CacheSyncTimeoutError  the controller's caches did not sync in time; it does not start.
 
 Every other exception raised by a reconciler is retried with the controller's rate limiter.
 """
