@@ -36,6 +36,7 @@ from manager.runtime.client import (
     Forbidden,
     NotFound,
 )
+from manager.runtime.events import EventRecorder
 from manager.runtime.kinds import ResourceKind
 from manager.runtime.logging import get_logger
 
@@ -69,6 +70,16 @@ class ChildChanges:
 
     def __bool__(self) -> bool:
         return bool(self.created or self.updated or self.deleted)
+
+    def announce(self, recorder: EventRecorder, owner: Mapping[str, Any]) -> None:
+        """One Normal Event on `owner` per kind of write, naming the children written."""
+        for reason, names in (
+            ("Created", self.created),
+            ("Updated", self.updated),
+            ("Deleted", self.deleted),
+        ):
+            if names:
+                recorder.event(owner, "Normal", reason, f"{reason} {', '.join(names)}")
 
     def freshest(
         self, kind: str, name: str, cached: Mapping[str, Any] | None

@@ -252,3 +252,19 @@ async def test_one_refused_child_does_not_keep_the_others_from_being_applied() -
         await sync(client, FakeReader(), service, desired("v1"))
 
     assert sorted(obj["kind"] for obj in client.applied) == ["Deployment", "Service"]
+
+
+def test_changes_are_announced_with_one_event_per_kind_of_write() -> None:
+    events: list[tuple[str, str, str]] = []
+
+    class Recorder:
+        def event(self, obj: Any, event_type: str, reason: str, message: str) -> None:
+            events.append((event_type, reason, message))
+
+    changes = ChildChanges(created=["Deployment/a", "Service/a"], deleted=["Ingress/a"])
+    changes.announce(Recorder(), {"metadata": {"name": "owner"}})  # type: ignore[arg-type]
+
+    assert events == [
+        ("Normal", "Created", "Created Deployment/a, Service/a"),
+        ("Normal", "Deleted", "Deleted Ingress/a"),
+    ]

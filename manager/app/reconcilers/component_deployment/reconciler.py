@@ -136,7 +136,7 @@ class ComponentDeploymentReconciler:
             # the user has to change it, so report it and wait for that change.
             await self._report(dcd, failure=StatusFailure.reconcile_error(str(error)))
             return None
-        self._announce(dcd, changes)
+        changes.announce(self._recorder, dcd)
         workloads = [
             live
             for obj in children.workload
@@ -211,15 +211,6 @@ class ComponentDeploymentReconciler:
         name = obj["metadata"]["name"]
         cached = self._reader.get(kind, namespace, name) if self._reader.has_synced(kind) else None
         return changes.freshest(kind.kind, name, cached)
-
-    def _announce(self, dcd: Mapping[str, Any], changes: ChildChanges) -> None:
-        for reason, names in (
-            ("Created", changes.created),
-            ("Updated", changes.updated),
-            ("Deleted", changes.deleted),
-        ):
-            if names:
-                self._recorder.event(dcd, "Normal", reason, f"{reason} {', '.join(names)}")
 
     async def _report(self, dcd: Mapping[str, Any], **derive: Any) -> None:
         status = derive_component_status(dcd, derive.pop("workloads", ()), self._now(), **derive)

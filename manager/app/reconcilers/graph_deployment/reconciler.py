@@ -108,7 +108,7 @@ class GraphDeploymentReconciler:
         except (BuildError, Invalid, BadRequest) as error:
             await self._report(dgd, failure=StatusFailure.reconcile_error(str(error)))
             return None
-        self._announce(dgd, changes)
+        changes.announce(self._recorder, dgd)
         return await self._report(
             dgd, waiting=self._missing_claims(model, request.namespace), changes=changes
         )
@@ -145,15 +145,6 @@ class GraphDeploymentReconciler:
             and not pvc.create
             and self._reader.get(PERSISTENT_VOLUME_CLAIM, namespace, pvc.name) is None
         ]
-
-    def _announce(self, dgd: Mapping[str, Any], changes: ChildChanges) -> None:
-        for reason, names in (
-            ("Created", changes.created),
-            ("Updated", changes.updated),
-            ("Deleted", changes.deleted),
-        ):
-            if names:
-                self._recorder.event(dgd, "Normal", reason, f"{reason} {', '.join(names)}")
 
     def _components(
         self, dgd: Mapping[str, Any], changes: ChildChanges | None
