@@ -3,7 +3,8 @@
 Every line is one JSON object with `ts` (UTC, ISO 8601), `level`, `logger` and a constant `msg`;
 variable data goes in keys (`controller`, `namespace`, `name`, `reconcileID`, `kind`, `op`, ...),
 never into the message, so logs can be searched and aggregated by key. Libraries that log through
-the standard `logging` module (aiohttp, httpx, kr8s) come out in the same format.
+the standard `logging` module (aiohttp, httpx, kr8s) come out in the same format. A module gets
+its logger one way, named after itself: `log = get_logger(__name__)`.
 
 The renderer is chosen here, explicitly, never by what happens to be installed: structlog left
 unconfigured renders exceptions with `rich` when it is importable, frames and locals included,
