@@ -1,4 +1,5 @@
-"""The composition root of `dynamo-operator run`: flags -> one Manager with everything in it.
+"""The composition root of `dynamo-operator run`: flags -> manager -> each kind's `setup` ->
+webhooks, one Manager with everything in it.
 
 Start order (the manager's, plus two gates of our own): health and metrics listeners; the API
 gate (the API server answers and serves our CRDs; until then `/readyz` fails and one log line
