@@ -65,11 +65,10 @@ from bench import converge_profile
 from dynamo_operator.render import render_objects
 from dynamo_operator.settings import OperatorSettings
 from e2e.operator_process import OperatorProcess, free_port
-from manager.cache import Informer
-from manager.client import NotFound, RestClient
-from manager.commands.operator_kinds import COMPONENT, GRAPH
-from manager.discovery import KindRegistry
-from manager.kinds import (
+from manager.app.kinds import COMPONENT, GRAPH
+from manager.runtime.cache import Informer
+from manager.runtime.client import KindRegistry, NotFound, RestClient
+from manager.runtime.kinds import (
     CUSTOM_RESOURCE_DEFINITION,
     DEPLOYMENT,
     NAMESPACE,
@@ -479,7 +478,7 @@ def start_operator(
     if request_log is not None:
         launcher = [sys.executable, str(ROOT / "bench" / "converge_profile.py"), str(request_log)]
     else:
-        launcher = [sys.executable, "-m", "manager.cli"]
+        launcher = [sys.executable, "-m", "manager.app.cli"]
     arguments = (
         "run",
         f"--metrics-bind-address=127.0.0.1:{metrics_port}",

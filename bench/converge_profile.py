@@ -31,10 +31,10 @@ from typing import Any, TextIO
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from manager.cache import strip_for_cache
-from manager.client import RestClient
-from manager.commands.operator_kinds import COMPONENT, GRAPH
-from manager.kinds import DEPLOYMENT, POD, SERVICE
+from manager.app.kinds import COMPONENT, GRAPH
+from manager.runtime.cache import strip_for_cache
+from manager.runtime.client import RestClient
+from manager.runtime.kinds import DEPLOYMENT, POD, SERVICE
 
 _PATCH_VERBS = {
     "application/apply-patch+yaml": "apply",
@@ -51,7 +51,7 @@ _INDEX = re.compile(r"\[\d+\]")
 
 def install_recorder(log: TextIO) -> None:
     """Wrap the aiohttp transport so each request adds a line to `log`."""
-    from manager.client.aiohttp_transport import AiohttpTransport
+    from manager.runtime.client.aiohttp_transport import AiohttpTransport
 
     request, stream = AiohttpTransport.request, AiohttpTransport.stream
 
@@ -106,7 +106,7 @@ def _null_paths(document: Any, path: str) -> Iterable[str]:
 
 
 def main() -> int:
-    from manager import cli
+    from manager.app import cli
 
     with open(sys.argv[1], "a", buffering=1) as log:  # line-buffered: survives SIGKILL mostly
         install_recorder(log)

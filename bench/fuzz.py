@@ -48,7 +48,8 @@ import yaml
 import dynamo_operator.validation
 from dynamo_operator import ALL_OPTIONAL_APIS, OperatorSettings, render_objects
 from dynamo_operator.validation import UnknownKindError, validate_create, validate_update
-from manager import AppServer, cli, configure_logging
+from manager.app import cli
+from manager.runtime import AppServer, configure_logging
 from webhooks import build_app
 
 REPOSITORY = Path(__file__).resolve().parent.parent

@@ -36,11 +36,11 @@ import aiohttp
 import anyio
 import kr8s.asyncio
 import orjson
+from kr8s_transport import Kr8sTransport
 
-from manager.cache import Informer
-from manager.client import RestClient
-from manager.client.transport import Kr8sTransport
-from manager.kinds import CONFIG_MAP, NAMESPACE
+from manager.runtime.cache import Informer
+from manager.runtime.client import RestClient
+from manager.runtime.kinds import CONFIG_MAP, NAMESPACE
 
 CONFIG_FILE = "\n".join(f"setting_{i}: value-{i}-{'x' * 12}" for i in range(8))
 

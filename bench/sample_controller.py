@@ -38,12 +38,12 @@ from e2e.sample_controller import (
     wait_for_mirrors,
     wait_until_idle,
 )
-from manager.cache import Cache
-from manager.client import Client, RestClient
-from manager.controller import Controller
-from manager.kinds import NAMESPACE, SECRET
-from manager.logging import configure_logging
-from manager.manager import Manager
+from manager.runtime.cache import Cache
+from manager.runtime.client import Client, RestClient
+from manager.runtime.controller import Controller
+from manager.runtime.kinds import NAMESPACE, SECRET
+from manager.runtime.logging import configure_logging
+from manager.runtime.manager import Manager
 
 
 def kubeconfig() -> AbstractContextManager[Path]:

@@ -170,7 +170,7 @@ def start_server(cert_dir: Path) -> tuple[subprocess.Popen[str], int]:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])
     command = [
-        sys.executable, "-c", "import sys; from manager.cli import main; sys.exit(main())",
+        sys.executable, "-c", "import sys; from manager.app.cli import main; sys.exit(main())",
         "webhook-server", "--host", "127.0.0.1", "--port", str(port), "--cert-dir", str(cert_dir),
     ]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)

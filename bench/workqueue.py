@@ -17,7 +17,12 @@ import time
 import anyio
 import anyio.lowlevel
 
-from manager.workqueue import PrometheusQueueMetrics, Queue, QueueShutDown, RateLimitingQueue
+from manager.runtime.workqueue import (
+    PrometheusQueueMetrics,
+    Queue,
+    QueueShutDown,
+    RateLimitingQueue,
+)
 
 
 async def drive(queue: Queue[str], keys: int, workers: int, *, readd: bool) -> float:

@@ -7,8 +7,9 @@ The subpackages (``api``, ``builders``, ``crd``, ``status``, ``validation``) eac
 public names. This package lists what its top-level modules offer to the rest of the code: the
 constants that form the contract with users and images (``constants``), object names
 (``naming``), image pull secret discovery (``pull_secrets``), the workers of a base model
-read from EndpointSlices (``model_endpoints``), offline rendering (``render``) and the
-operator's settings (``settings``).
+read from EndpointSlices (``model_endpoints``), which LoRA adapter to load where
+(``lora_plan``), offline rendering (``render``), the operator's settings (``settings``) and the
+errors of these modules (``errors``).
 
 ``render`` pulls in every builder, which ``validate`` and the webhooks never need, so its names
 are imported on first use (PEP 562 ``__getattr__``); the rest is cheap and imported here.
@@ -39,6 +40,18 @@ from dynamo_operator.constants import (
     Labels,
     PortNames,
     Ports,
+)
+from dynamo_operator.errors import MalformedDockerConfigError, RenderError
+from dynamo_operator.lora_plan import (
+    Adapter,
+    AdapterLoad,
+    LoadPlan,
+    adapter_of,
+    endpoint_states,
+    is_lora,
+    load_events,
+    plan_adapter_loads,
+    unload_event,
 )
 from dynamo_operator.model_endpoints import (
     WorkerEndpoint,
@@ -75,7 +88,10 @@ from dynamo_operator.settings import (
 )
 
 if _TYPE_CHECKING:
-    from dynamo_operator.render import RenderError, RenderResult, render_objects
+    from dynamo_operator.render import (
+        RenderResult,
+        render_objects,
+    )
 
 __all__ = [
     "ALL_OPTIONAL_APIS",
@@ -100,10 +116,14 @@ __all__ = [
     "TERMINATION_GRACE_PERIOD_SECONDS",
     "VIRTUAL_SERVICE_API_VERSION",
     "VLLM_DEFAULT_COMPILATION_CACHE_PATH",
+    "Adapter",
+    "AdapterLoad",
     "Annotations",
     "DiscoveryBackend",
     "Env",
     "Labels",
+    "LoadPlan",
+    "MalformedDockerConfigError",
     "OperatorSettings",
     "OptionalApi",
     "PortNames",
@@ -112,6 +132,7 @@ __all__ = [
     "RenderError",
     "RenderResult",
     "WorkerEndpoint",
+    "adapter_of",
     "base_model_hash",
     "build_pull_secret_index",
     "component_deployment_name",
@@ -121,18 +142,23 @@ __all__ = [
     "dynamo_namespace",
     "effective_backend",
     "endpoint_service_names",
+    "endpoint_states",
     "find_worker_endpoints",
     "is_dns1123_label",
     "is_dns1123_subdomain",
     "is_docker_config_secret",
+    "is_lora",
     "launched_backends",
     "leader_worker_set_name",
+    "load_events",
     "model_service_name",
+    "plan_adapter_loads",
     "render_objects",
+    "unload_event",
 ]
 
 
-_RENDER_NAMES = frozenset({"RenderError", "RenderResult", "render_objects"})
+_RENDER_NAMES = frozenset({"RenderResult", "render_objects"})
 
 
 def __getattr__(name: str) -> object:

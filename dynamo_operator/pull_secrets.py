@@ -23,6 +23,7 @@ from dynamo_operator.constants import (
     DOCKER_HUB_HOST,
     Annotations,
 )
+from dynamo_operator.errors import MalformedDockerConfigError
 
 _DOCKER_HUB_ALIASES = frozenset({"docker.io", "index.docker.io", "registry-1.docker.io"})
 
@@ -53,10 +54,6 @@ def image_registry_host(image: str) -> str:
     if "." in first or ":" in first or first == "localhost":
         return normalize_registry_host(first)
     return DOCKER_HUB_HOST
-
-
-class MalformedDockerConfigError(ValueError):
-    """A dockerconfigjson Secret whose payload is not base64-encoded JSON with an ``auths`` map."""
 
 
 def registry_hosts_of_secret(secret: Mapping[str, Any]) -> frozenset[str]:

@@ -33,6 +33,7 @@ from dynamo_operator.builders import (
     build_model_service_owners,
     build_persistent_volume_claims,
 )
+from dynamo_operator.errors import RenderError
 from dynamo_operator.pull_secrets import build_pull_secret_index, is_docker_config_secret
 from dynamo_operator.settings import OperatorSettings
 
@@ -43,10 +44,6 @@ class RenderResult:
     warnings: list[str] = field(default_factory=list)
 
 
-class RenderError(ValueError):
-    """A document cannot be rendered; the message names the document and the field."""
-
-
 def _describe(index: int, document: Mapping[str, Any]) -> str:
     metadata = document.get("metadata")
     name = (metadata.get("name") if isinstance(metadata, Mapping) else None) or "<unnamed>"
@@ -54,7 +51,7 @@ def _describe(index: int, document: Mapping[str, Any]) -> str:
 
 
 def _render_component(
-    dcd: DynamoComponentDeployment, context: BuildContext, result: RenderResult
+    dcd: DynamoComponentDeployment | Mapping[str, Any], context: BuildContext, result: RenderResult
 ) -> None:
     children = build_component_children(dcd, context)
     result.objects.extend(children.objects())
@@ -65,7 +62,7 @@ def _render_graph(dgd: DynamoGraphDeployment, context: BuildContext, result: Ren
     result.objects.extend(build_persistent_volume_claims(dgd, context))
     for dcd in build_component_deployments(dgd, context):
         result.objects.append(dcd)
-        _render_component(DynamoComponentDeployment.model_validate(dcd), context, result)
+        _render_component(dcd, context, result)  # built from a validated graph: not reparsed
 
 
 def _render_document(

@@ -50,7 +50,7 @@ from localcluster import ControlPlane, LocalCluster, ensure_binaries, wait_for  
 
 from e2e.graphs import World  # noqa: E402
 from e2e.operator_process import OperatorProcess, running_operator  # noqa: E402
-from manager.client import RestClient  # noqa: E402
+from manager.runtime.client import RestClient  # noqa: E402
 
 EXTERNAL_KUBECONFIG_ENV = "DYNAMO_E2E_KUBECONFIG"
 _WORKDIR_PREFIX = "dynamo-e2e-control-plane-"

@@ -19,8 +19,8 @@ from typing import Any, TypeVar
 import anyio
 import yaml
 
-from manager.client import NotFound, RestClient
-from manager.kinds import (
+from manager.runtime.client import NotFound, RestClient
+from manager.runtime.kinds import (
     DEPLOYMENT,
     EVENT,
     NAMESPACE,

@@ -18,8 +18,8 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from manager.client import NotFound, RestClient
-from manager.kinds import SERVICE_ACCOUNT, ResourceKind
+from manager.runtime.client import NotFound, RestClient
+from manager.runtime.kinds import SERVICE_ACCOUNT, ResourceKind
 
 CLUSTER_ROLE = ResourceKind("rbac.authorization.k8s.io/v1", "ClusterRole", "clusterroles", False)
 CLUSTER_ROLE_BINDING = ResourceKind(

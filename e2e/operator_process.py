@@ -165,7 +165,7 @@ def start_operator(
     command = [
         sys.executable,
         "-m",
-        "manager.cli",
+        "manager.app.cli",
         "run",
         f"--metrics-bind-address=127.0.0.1:{metrics_port}",
         f"--health-probe-bind-address=127.0.0.1:{health_port}",

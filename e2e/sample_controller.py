@@ -15,14 +15,14 @@ from typing import Any
 import anyio
 from prometheus_client import REGISTRY
 
-from manager.builder import ControllerBuilder
-from manager.cache import CacheReader
-from manager.client import Client, RestClient
-from manager.controller import Controller, Request, Result
-from manager.identity import Identity
-from manager.kinds import CONFIG_MAP, SECRET
-from manager.manager import Manager
-from manager.predicate import new_predicate_funcs
+from manager.runtime.builder import ControllerBuilder
+from manager.runtime.cache import CacheReader
+from manager.runtime.client import Client, RestClient
+from manager.runtime.controller import Controller, Request, Result
+from manager.runtime.identity import Identity
+from manager.runtime.kinds import CONFIG_MAP, SECRET
+from manager.runtime.manager import Manager
+from manager.runtime.predicate import new_predicate_funcs
 
 LABEL = "sample"
 LABEL_VALUE = "mirror"

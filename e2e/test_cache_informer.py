@@ -9,9 +9,9 @@ import anyio
 import pytest
 from prometheus_client import REGISTRY
 
-from manager.cache import Cache, Informer
-from manager.client import RestClient
-from manager.kinds import CONFIG_MAP
+from manager.runtime.cache import Cache, Informer
+from manager.runtime.client import RestClient
+from manager.runtime.kinds import CONFIG_MAP
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -10,9 +10,9 @@ from typing import Any
 import anyio
 import pytest
 
-from manager.cache import Cache, CacheReader, KindNotCachedError
-from manager.client import RestClient
-from manager.kinds import CONFIG_MAP, SECRET, ResourceKind
+from manager.runtime.cache import Cache, CacheReader, KindNotCachedError
+from manager.runtime.client import RestClient
+from manager.runtime.kinds import CONFIG_MAP, SECRET, ResourceKind
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

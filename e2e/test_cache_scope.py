@@ -10,9 +10,9 @@ from typing import Any
 import anyio
 import pytest
 
-from manager.cache import OWNER_UID_INDEX, Cache
-from manager.client import RestClient
-from manager.kinds import CONFIG_MAP, NAMESPACE, SECRET
+from manager.runtime.cache import OWNER_UID_INDEX, Cache
+from manager.runtime.client import RestClient
+from manager.runtime.kinds import CONFIG_MAP, NAMESPACE, SECRET
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -14,21 +14,22 @@ import anyio
 import pytest
 from prometheus_client import REGISTRY
 
-from manager.cache import Cache
-from manager.client import (
+from manager.runtime.cache import Cache
+from manager.runtime.client import (
     AlreadyExists,
     Client,
     Conflict,
     Invalid,
+    KindRegistry,
     NotFound,
     RestClient,
     find_status_difference,
 )
-from manager.client.aiohttp_transport import AiohttpTransport
-from manager.client.transport import HttpResponse, StreamResponse, Transport
-from manager.discovery import Discovery, KindRegistry
-from manager.identity import Identity
-from manager.kinds import CONFIG_MAP, DEPLOYMENT, ResourceKind
+from manager.runtime.client.aiohttp_transport import AiohttpTransport
+from manager.runtime.client.transport import HttpResponse, StreamResponse, Transport
+from manager.runtime.discovery import Discovery
+from manager.runtime.identity import Identity
+from manager.runtime.kinds import CONFIG_MAP, DEPLOYMENT, ResourceKind
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -13,11 +13,11 @@ import pytest
 import structlog
 from prometheus_client import REGISTRY
 
-from manager.cache.backoff import Backoff
-from manager.client import KindNotFoundError, KubeError, RestClient
-from manager.clock import RealClock
-from manager.discovery import Discovery, KindRegistry, RequiredKinds, ServedApis
-from manager.kinds import CUSTOM_RESOURCE_DEFINITION, DEPLOYMENT, ResourceKind
+from manager.runtime.backoff import Backoff
+from manager.runtime.client import KindNotFoundError, KindRegistry, KubeError, RestClient
+from manager.runtime.clock import RealClock
+from manager.runtime.discovery import Discovery, RequiredKinds, ServedApis
+from manager.runtime.kinds import CUSTOM_RESOURCE_DEFINITION, DEPLOYMENT, ResourceKind
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -9,10 +9,10 @@ import anyio
 import pytest
 from prometheus_client import REGISTRY
 
-from manager.client import RestClient
-from manager.events import EventRecorder
-from manager.identity import Identity
-from manager.kinds import CONFIG_MAP, EVENT
+from manager.runtime.client import RestClient
+from manager.runtime.events import EventRecorder
+from manager.runtime.identity import Identity
+from manager.runtime.kinds import CONFIG_MAP, EVENT
 
 IDENTITY = Identity.for_product("test-controller", domain="example.com", version="0")
 

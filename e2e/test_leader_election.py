@@ -9,11 +9,11 @@ import anyio
 import pytest
 from prometheus_client import REGISTRY
 
-from manager.client import RestClient
-from manager.identity import Identity
-from manager.kinds import LEASE, SERVICE_ACCOUNT
-from manager.leaderelection import LeaderElector
-from manager.process_owner import ProcessOwner
+from manager.runtime.client import RestClient
+from manager.runtime.identity import Identity
+from manager.runtime.kinds import LEASE, SERVICE_ACCOUNT
+from manager.runtime.leaderelection import LeaderElector
+from manager.runtime.process_owner import ProcessOwner
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -10,11 +10,11 @@ import anyio
 import pytest
 from anyio.abc import TaskStatus
 
-from manager.client import RestClient
-from manager.identity import Identity
-from manager.kinds import LEASE
-from manager.leaderelection import LeaderElector
-from manager.manager import Manager
+from manager.runtime.client import RestClient
+from manager.runtime.identity import Identity
+from manager.runtime.kinds import LEASE
+from manager.runtime.leaderelection import LeaderElector
+from manager.runtime.manager import Manager
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -20,11 +20,11 @@ from e2e.sample_controller import (
     wait_for_mirrors,
     wait_until_idle,
 )
-from manager.cache import Cache
-from manager.client import Client, RestClient
-from manager.controller import Controller
-from manager.kinds import CONFIG_MAP, SECRET
-from manager.manager import Manager
+from manager.runtime.cache import Cache
+from manager.runtime.client import Client, RestClient
+from manager.runtime.controller import Controller
+from manager.runtime.kinds import CONFIG_MAP, SECRET
+from manager.runtime.manager import Manager
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

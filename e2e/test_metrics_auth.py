@@ -23,8 +23,8 @@ import pytest
 from e2e.graphs import eventually
 from e2e.metrics_access import MetricsIdentities, apiserver_reviews, scrape
 from e2e.operator_process import OperatorProcess, running_operator, start_operator
-from manager.client import RestClient
-from webhooks.certificates import generate_ca, generate_serving_pair
+from manager.runtime.client import RestClient
+from manager.runtime.tls import generate_ca, generate_serving_pair
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

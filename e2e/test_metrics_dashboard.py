@@ -29,14 +29,14 @@ from e2e.dashboard import load_dashboard, panel_queries, substitute, variable_qu
 from e2e.graphs import GRAPH, ROOT, World, eventually, small_graph
 from e2e.metrics_access import MetricsIdentities, sample_sum, scrape
 from e2e.operator_process import free_port, running_operator
-from manager.client import ApiError, NotFound, RestClient
-from manager.kinds import NAMESPACE, ResourceKind
+from manager.runtime.client import ApiError, NotFound, RestClient
+from manager.runtime.kinds import NAMESPACE, ResourceKind
+from manager.runtime.tls import generate_ca, generate_serving_pair
 from webhooks import (
     VALIDATING_WEBHOOK_CONFIGURATION,
     UrlTarget,
     build_validating_webhook_configuration,
 )
-from webhooks.certificates import generate_ca, generate_serving_pair
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio, pytest.mark.local_control_plane]
 

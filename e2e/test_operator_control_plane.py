@@ -27,8 +27,8 @@ from e2e.graphs import (
     small_graph,
 )
 from e2e.operator_process import OperatorProcess, running_operator
-from manager.client import TransportError
-from manager.kinds import DEPLOYMENT
+from manager.runtime.client import TransportError
+from manager.runtime.kinds import DEPLOYMENT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio, pytest.mark.local_control_plane]
 

@@ -20,7 +20,7 @@ from e2e.graphs import (
     main_env,
     small_graph,
 )
-from manager.kinds import DEPLOYMENT, SERVICE
+from manager.runtime.kinds import DEPLOYMENT, SERVICE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -30,7 +30,7 @@ from e2e.graphs import (
     seed_graph,
     small_graph,
 )
-from manager.kinds import (
+from manager.runtime.kinds import (
     DEPLOYMENT,
     INGRESS,
     PERSISTENT_VOLUME_CLAIM,

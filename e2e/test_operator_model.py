@@ -22,8 +22,8 @@ import pytest
 
 from e2e.lora_workers import PORT, Call, Worker, WorkerNetwork, worker_network
 from e2e.operator_process import OperatorProcess
-from manager.client import NotFound, RestClient
-from manager.kinds import ENDPOINT_SLICE, EVENT, POD, SERVICE, ResourceKind
+from manager.runtime.client import NotFound, RestClient
+from manager.runtime.kinds import ENDPOINT_SLICE, EVENT, POD, SERVICE, ResourceKind
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -37,8 +37,8 @@ from kr8s.objects import Namespace
 from e2e import chart
 from e2e.graphs import GRAPH, World, eventually, is_converged, recorded, small_graph
 from e2e.operator_process import OperatorProcess, free_port, start_operator
-from manager import LEASE, SECRET, SERVICE_ACCOUNT, ResourceKind
-from manager.client import NotFound, RestClient
+from manager.runtime import LEASE, SECRET, SERVICE_ACCOUNT, ResourceKind
+from manager.runtime.client import NotFound, RestClient
 from webhooks import (
     OPERATOR_NAMESPACE_LABEL,
     VALIDATING_WEBHOOK_CONFIGURATION,

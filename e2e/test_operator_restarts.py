@@ -29,8 +29,8 @@ from e2e.graphs import (
     small_graph,
 )
 from e2e.operator_process import OperatorProcess, running_operator, start_operator
-from manager.client import NotFound, RestClient
-from manager.kinds import DEPLOYMENT, NAMESPACE, SERVICE
+from manager.runtime.client import NotFound, RestClient
+from manager.runtime.kinds import DEPLOYMENT, NAMESPACE, SERVICE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -72,7 +72,7 @@ def test_no_credentials_is_one_clear_line_and_exit_1(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "manager.cli",
+            "manager.app.cli",
             "run",
             f"--health-probe-bind-address=127.0.0.1:{free_port()}",
             f"--metrics-bind-address=127.0.0.1:{free_port()}",

@@ -25,7 +25,7 @@ from e2e.graphs import (
     recorded,
     small_graph,
 )
-from manager.kinds import DEPLOYMENT, POD, SECRET, SERVICE
+from manager.runtime.kinds import DEPLOYMENT, POD, SECRET, SERVICE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -45,7 +45,8 @@ from e2e.conftest import CRD_DIR
 from e2e.graphs import World, eventually
 from e2e.metrics_access import scrape
 from e2e.operator_process import OperatorProcess, free_port, start_operator
-from manager import (
+from manager.app.kinds import COMPONENT, GRAPH
+from manager.runtime import (
     DEPLOYMENT,
     HORIZONTAL_POD_AUTOSCALER,
     INGRESS,
@@ -58,8 +59,7 @@ from manager import (
     SERVICE_ACCOUNT,
     ResourceKind,
 )
-from manager.client import RestClient
-from manager.commands.operator import COMPONENT, GRAPH
+from manager.runtime.client import RestClient
 
 pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane, pytest.mark.anyio]
 

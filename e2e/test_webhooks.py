@@ -29,9 +29,9 @@ from kr8s.objects import APIObject, Secret, new_class
 from localcluster import wait_for
 
 import dynamo_operator.validation
-from manager.client.aiohttp_transport import AiohttpTransport
-from manager.client.rest import RestClient
-from webhooks.certificates.generation import LOCAL_IP_ADDRESSES
+from manager.runtime.client.aiohttp_transport import AiohttpTransport
+from manager.runtime.client.rest import RestClient
+from manager.runtime.tls.key_pair import LOCAL_IP_ADDRESSES
 from webhooks.certificates.operator_managed import (
     FIELD_MANAGER,
     SECRET_NAME,
@@ -149,7 +149,7 @@ def standalone_server(tmp_path: Path) -> Iterator[tuple[int, bytes]]:
         [
             sys.executable,
             "-c",
-            "import sys; from manager.cli import main; sys.exit(main())",
+            "import sys; from manager.app.cli import main; sys.exit(main())",
             "webhook-server",
             "--host",
             "127.0.0.1",

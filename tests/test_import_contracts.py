@@ -23,11 +23,14 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 PACKAGES = ("dynamo_operator", "manager", "webhooks")
 
 PURE_LIBRARY = "Pure library: only pydantic and the standard library, no I/O"
-MANAGER_LAYERS = "Manager layers: cli -> commands -> reconcilers -> generic core"
+MANAGER_FLOORS = "Manager floors: Dynamo's application above the generic runtime"
+APP_LAYERS = "Application layers: cli -> commands -> reconcilers -> what they share"
 RECONCILERS_INDEPENDENT = "Reconcilers of different kinds are independent"
-PURE_LIBRARY_IMPORTERS = "Only cli, commands, reconcilers and webhooks import the pure library"
-WEBHOOKS_IMPORTERS = "Only the command line imports the webhooks"
-WEBHOOKS_USE_THE_CORE = "Webhooks use only the manager's generic core"
+PURE_LIBRARY_IMPORTERS = "Only Dynamo's application and the webhooks import the pure library"
+WEBHOOKS_IMPORTERS = "Only the composition roots import the webhooks"
+WEBHOOKS_USE_THE_RUNTIME = "Webhooks use only the manager's runtime"
+RUNTIME_INDEPENDENT = "Work queue, cache and leader election are independent"
+DISCOVERY_ON_CLIENT = "Discovery stands on the client, never the reverse"
 
 CONTRACT_LINE = re.compile(r"^(?P<name>.+) (?P<status>KEPT|BROKEN)\b")
 
@@ -51,50 +54,92 @@ def module(*imports: str) -> str:
 CASES = [
     Case(
         "reconciler imports webhooks",
-        {"manager/reconcilers/graph_deployment.py": module("import webhooks.handlers")},
+        {
+            "manager/app/reconcilers/graph_deployment/violation.py": module(
+                "import webhooks.handlers"
+            )
+        },
         frozenset({WEBHOOKS_IMPORTERS}),
     ),
     Case(
         "reconciler imports another kind's reconciler",
         {
-            "manager/reconcilers/graph_deployment/__init__.py": module(),
-            "manager/reconcilers/graph_deployment/reconciler.py": module(
-                "from manager.reconcilers.component_deployment import status"
+            "manager/app/reconcilers/graph_deployment/violation.py": module(
+                "from manager.app.reconcilers.component_deployment import reconciler"
             ),
-            "manager/reconcilers/component_deployment/__init__.py": module(),
-            "manager/reconcilers/component_deployment/status.py": module(),
         },
         frozenset({RECONCILERS_INDEPENDENT}),
     ),
     Case(
         "reconciler imports the commands",
-        {"manager/reconcilers/model.py": module("import manager.commands.render")},
-        frozenset({MANAGER_LAYERS}),
+        {
+            "manager/app/reconcilers/model/violation.py": module(
+                "import manager.app.commands.render"
+            )
+        },
+        frozenset({APP_LAYERS}),
     ),
     Case(
-        "core imports manager.reconcilers",
-        {"manager/cache/violation.py": module("import manager.reconcilers")},
-        frozenset({MANAGER_LAYERS}),
+        "what the reconcilers share imports a reconciler",
+        {"manager/app/kinds_violation.py": module("import manager.app.reconcilers.model")},
+        frozenset({APP_LAYERS}),
     ),
     Case(
-        "core imports manager.commands",
-        {"manager/controller/violation.py": module("from manager.commands import render")},
-        frozenset({MANAGER_LAYERS}),
+        "a command imports the command line",
+        {"manager/app/commands/violation.py": module("import manager.app.cli")},
+        frozenset({APP_LAYERS}),
     ),
     Case(
-        "core imports manager.cli",
-        {"manager/leaderelection/violation.py": module("import manager.cli")},
-        frozenset({MANAGER_LAYERS}),
+        "an unplaced module under manager/app/",
+        {"manager/app/unplaced.py": module("import manager.runtime.client")},
+        frozenset({APP_LAYERS}),
     ),
     Case(
-        "core imports dynamo_operator",
-        {"manager/workqueue/violation.py": module("import dynamo_operator.naming")},
+        "runtime imports manager.app.reconcilers",
+        {"manager/runtime/cache/violation.py": module("import manager.app.reconcilers")},
+        frozenset({MANAGER_FLOORS}),
+    ),
+    Case(
+        "runtime imports manager.app.commands",
+        {"manager/runtime/controller/violation.py": module("from manager.app.commands import run")},
+        frozenset({MANAGER_FLOORS}),
+    ),
+    Case(
+        "runtime imports manager.app.cli",
+        {"manager/runtime/violation.py": module("import manager.app.cli")},
+        frozenset({MANAGER_FLOORS}),
+    ),
+    Case(
+        "runtime imports dynamo_operator",
+        {"manager/runtime/workqueue/violation.py": module("import dynamo_operator.naming")},
         frozenset({PURE_LIBRARY_IMPORTERS}),
     ),
     Case(
-        "core imports webhooks",
-        {"manager/events/violation.py": module("import webhooks.admission")},
+        "runtime imports webhooks",
+        {"manager/runtime/events/violation.py": module("import webhooks.admission")},
         frozenset({WEBHOOKS_IMPORTERS}),
+    ),
+    Case(
+        "a command other than the composition roots imports webhooks",
+        {"manager/app/commands/violation.py": module("import webhooks.admission")},
+        frozenset({WEBHOOKS_IMPORTERS}),
+    ),
+    *(
+        Case(
+            f"{source} imports {target}",
+            {f"manager/runtime/{source}/violation.py": module(f"import manager.runtime.{target}")},
+            frozenset({RUNTIME_INDEPENDENT}),
+        )
+        for source, target in (
+            ("workqueue", "cache"),
+            ("cache", "leaderelection"),
+            ("leaderelection", "workqueue"),
+        )
+    ),
+    Case(
+        "client imports discovery",
+        {"manager/runtime/client/violation.py": module("import manager.runtime.discovery")},
+        frozenset({DISCOVERY_ON_CLIENT}),
     ),
     *(
         Case(
@@ -102,39 +147,43 @@ CASES = [
             {"dynamo_operator/violation.py": module(f"import {name}")},
             frozenset({PURE_LIBRARY}),
         )
-        for name in ("yaml", "orjson", "cryptography", "kr8s", "asyncio", "os", "manager.kinds")
+        for name in ("yaml", "orjson", "cryptography", "kr8s", "asyncio", "os", "manager.runtime")
     ),
     Case(
-        "webhooks import manager.commands",
-        {"webhooks/violation.py": module("import manager.commands.render")},
-        frozenset({WEBHOOKS_USE_THE_CORE}),
+        "webhooks import manager.app.commands",
+        {"webhooks/violation.py": module("import manager.app.commands.render")},
+        frozenset({WEBHOOKS_USE_THE_RUNTIME}),
     ),
     Case(
-        "webhooks import manager.reconcilers",
-        {"webhooks/certificates/violation.py": module("import manager.reconcilers")},
-        frozenset({WEBHOOKS_USE_THE_CORE}),
+        "webhooks import manager.app.reconcilers",
+        {"webhooks/certificates/violation.py": module("import manager.app.reconcilers")},
+        frozenset({WEBHOOKS_USE_THE_RUNTIME}),
     ),
     Case(
-        "webhooks import manager.cli",
-        {"webhooks/violation.py": module("from manager import cli")},
-        frozenset({WEBHOOKS_USE_THE_CORE}),
+        "webhooks import manager.app.cli",
+        {"webhooks/violation.py": module("from manager.app import cli")},
+        frozenset({WEBHOOKS_USE_THE_RUNTIME}),
     ),
     Case(
         "an unplaced top-level module under manager/",
-        {"manager/unplaced.py": module("import manager.client")},
-        frozenset({MANAGER_LAYERS}),
+        {"manager/unplaced.py": module("import manager.runtime.client")},
+        frozenset({MANAGER_FLOORS}),
     ),
     Case(
-        "webhooks import the generic core (allowed)",
+        "webhooks import the runtime (allowed)",
         {
             "webhooks/violation.py": module(
-                "import manager.client.rest", "import manager.cache.backoff"
+                "import manager.runtime.client.rest", "import manager.runtime.backoff"
             )
         },
     ),
     Case(
-        "a new module inside a core package (allowed: packages are placed whole)",
-        {"manager/cache/extra.py": module("import manager.client.rest", "import manager.kinds")},
+        "a new module inside a runtime package (allowed: the runtime is one layer)",
+        {
+            "manager/runtime/cache/extra.py": module(
+                "import manager.runtime.client.rest", "import manager.runtime.kinds"
+            )
+        },
     ),
 ]
 
@@ -201,11 +250,14 @@ def test_the_unmodified_copy_keeps_every_contract(tmp_path: Path) -> None:
 
     assert contract_names() == {
         PURE_LIBRARY,
-        MANAGER_LAYERS,
+        MANAGER_FLOORS,
+        APP_LAYERS,
         RECONCILERS_INDEPENDENT,
         PURE_LIBRARY_IMPORTERS,
         WEBHOOKS_IMPORTERS,
-        WEBHOOKS_USE_THE_CORE,
+        WEBHOOKS_USE_THE_RUNTIME,
+        RUNTIME_INDEPENDENT,
+        DISCOVERY_ON_CLIENT,
     }
     assert statuses == dict.fromkeys(contract_names(), "KEPT")
 

@@ -1,21 +1,20 @@
 """The validating admission webhook server for the Dynamo resources.
 
-The public names are imported on first use (`manager.lazy`): `dynamo-operator
+The public names are imported on first use (`manager.runtime.lazy`): `dynamo-operator
 webhook-server` needs the standalone server, not the operator-managed certificates and their
 Kubernetes client.
 """
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from manager.lazy import lazy_exports as _lazy_exports
+from manager.runtime.lazy import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
     from webhooks.app import build_app
-    from webhooks.certificates.directory import DirectoryCertificates
     from webhooks.certificates.operator_managed import OperatorManagedCertificates
     from webhooks.certificates.rotation import CertificatePolicy
     from webhooks.endpoints import DEFAULT_PORT, ENDPOINTS, WebhookEndpoint
-    from webhooks.errors import CertificateError, SecretOwnedElsewhereError, WebhookError
+    from webhooks.errors import SecretOwnedElsewhereError, WebhookError
     from webhooks.handlers import ResourceValidator
     from webhooks.manifests import (
         OPERATOR_NAMESPACE_LABEL,
@@ -33,10 +32,8 @@ __all__ = [
     "OPERATOR_NAMESPACE_LABEL",
     "VALIDATING_WEBHOOK_CONFIGURATION",
     "CertMode",
-    "CertificateError",
     "CertificatePolicy",
     "CertificateSource",
-    "DirectoryCertificates",
     "OperatorManagedCertificates",
     "ResourceValidator",
     "SecretOwnedElsewhereError",
@@ -50,24 +47,4 @@ __all__ = [
     "serve_standalone",
 ]
 
-__getattr__, __dir__ = _lazy_exports(
-    __name__,
-    {
-        "webhooks.app": ("build_app",),
-        "webhooks.certificates.directory": ("DirectoryCertificates",),
-        "webhooks.certificates.operator_managed": ("OperatorManagedCertificates",),
-        "webhooks.certificates.rotation": ("CertificatePolicy",),
-        "webhooks.endpoints": ("DEFAULT_PORT", "ENDPOINTS", "WebhookEndpoint"),
-        "webhooks.errors": ("CertificateError", "SecretOwnedElsewhereError", "WebhookError"),
-        "webhooks.handlers": ("ResourceValidator",),
-        "webhooks.manifests": (
-            "OPERATOR_NAMESPACE_LABEL",
-            "VALIDATING_WEBHOOK_CONFIGURATION",
-            "ServiceTarget",
-            "UrlTarget",
-            "build_validating_webhook_configuration",
-        ),
-        "webhooks.server": ("CertificateSource", "WebhookServer"),
-        "webhooks.standalone": ("CertMode", "serve_standalone"),
-    },
-)
+__getattr__, __dir__ = _lazy_exports(__name__)

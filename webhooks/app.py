@@ -19,12 +19,17 @@ from typing import Any
 
 import anyio
 import orjson
-import structlog
 from aiohttp import web
 
+from manager.runtime.logging import get_logger
 from webhooks.admission import MAX_BODY_BYTES, parse_review
 from webhooks.endpoints import ENDPOINTS, WebhookEndpoint
-from webhooks.errors import MalformedReviewError, UnanswerableReviewError
+from webhooks.errors import (
+    BodyTimeoutError,
+    MalformedReviewError,
+    UnanswerableReviewError,
+    UnreadableBodyError,
+)
 from webhooks.handlers import Decision, ResourceValidator, decide, decide_malformed
 from webhooks.metrics import (
     DURATION_SECONDS,
@@ -36,25 +41,12 @@ from webhooks.metrics import (
     record_decision,
 )
 
-_log = structlog.get_logger("webhooks")
+_log = get_logger(__name__)
 
 # The API server gives a webhook 10 s (timeoutSeconds) for the whole call; a body still missing
 # after that will never be waited for by anyone.
 BODY_TIMEOUT_SECONDS = 10.0
 _MAX_LOGGED_TRACEBACK = 4000  # characters: the last frames and the error, never a novel
-
-
-class UnreadableBodyError(UnanswerableReviewError):
-    """The body could not be read to its end (too large, not decodable, not arriving): answered
-    with ``Connection: close``, since what is left of it would be read as the next request."""
-
-    status = 400
-
-
-class BodyTimeoutError(UnreadableBodyError):
-    """The declared body did not arrive in time."""
-
-    status = 408
 
 
 class AdmissionRoute:

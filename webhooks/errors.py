@@ -2,13 +2,24 @@
 
 ``WebhookError`` is the root. Review errors describe a request we cannot validate: an
 ``UnanswerableReviewError`` becomes an HTTP 400 (there is no uid to answer), a
-``MalformedReviewError`` becomes a denial that echoes its uid. ``CertificateError`` means a
-certificate or key could not be used; the certificate sources keep serving the previous pair.
-``SecretOwnedElsewhereError`` stops the operator-managed mode from taking over a Secret that
-cert-manager issues into.
+``MalformedReviewError`` becomes a denial that echoes its uid. A certificate or key that cannot be
+used raises the runtime's ``manager.runtime.tls.CertificateError`` (the certificate sources keep
+serving the previous pair); ``SecretOwnedElsewhereError``, one of them, stops the
+operator-managed mode from taking over a Secret that cert-manager issues into.
 """
 
 from __future__ import annotations
+
+from manager.runtime.tls.errors import CertificateError
+
+__all__ = [
+    "BodyTimeoutError",
+    "MalformedReviewError",
+    "SecretOwnedElsewhereError",
+    "UnanswerableReviewError",
+    "UnreadableBodyError",
+    "WebhookError",
+]
 
 
 class WebhookError(Exception):
@@ -30,9 +41,18 @@ class MalformedReviewError(WebhookError):
         """The request's ``operation`` as sent, whatever its type."""
 
 
-class CertificateError(WebhookError):
-    """A certificate, key or CA bundle is unreadable, mismatched or expired."""
-
-
-class SecretOwnedElsewhereError(CertificateError):
+class SecretOwnedElsewhereError(CertificateError, WebhookError):
     """The operator-managed Secret is cert-manager's: replacing it would fight cert-manager."""
+
+
+class UnreadableBodyError(UnanswerableReviewError):
+    """The body could not be read to its end (too large, not decodable, not arriving): answered
+    with ``Connection: close``, since what is left of it would be read as the next request."""
+
+    status = 400
+
+
+class BodyTimeoutError(UnreadableBodyError):
+    """The declared body did not arrive in time."""
+
+    status = 408

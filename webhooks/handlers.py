@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from dynamo_operator.validation import describe
+from dynamo_operator.validation.errors import UnknownKindError
 from dynamo_operator.validation.result import (
     IssueReason,
-    UnknownKindError,
     ValidationResult,
 )
 from webhooks.admission import AdmissionRequest, Operation, allowed_review, denied_review

@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from manager.kinds import ResourceKind
+from manager.runtime.kinds import ResourceKind
 from webhooks.endpoints import ENDPOINTS, GROUP, VERSION, WebhookEndpoint
 
 VALIDATING_WEBHOOK_CONFIGURATION = ResourceKind(

@@ -13,15 +13,15 @@ from typing import Protocol
 
 import anyio
 import anyio.abc
-import structlog
 
-from manager.http_server import AppServer, ConnectionLimits
+from manager.runtime.http_server import AppServer, ConnectionLimits
+from manager.runtime.logging import get_logger
+from manager.runtime.tls.server_context import ReloadableServerTLS
 from webhooks.app import build_app
-from webhooks.certificates.tls import ReloadableServerTLS
 from webhooks.endpoints import DEFAULT_PORT
 from webhooks.handlers import ResourceValidator
 
-_log = structlog.get_logger("webhooks")
+_log = get_logger(__name__)
 
 # The apiserver gives up on a webhook after timeoutSeconds (10 s); waiting longer for in-flight
 # requests on shutdown helps nobody.
@@ -91,4 +91,3 @@ class WebhookServer:
                 task_status.started()
         finally:
             self._server = None
-            tls.close()

@@ -17,7 +17,7 @@ from pathlib import Path
 import anyio
 
 import dynamo_operator.validation
-from webhooks.certificates.directory import DirectoryCertificates
+from manager.runtime.tls.directory import DirectoryCertificates
 from webhooks.certificates.self_signed import SelfSignedCertificates
 from webhooks.endpoints import DEFAULT_PORT
 from webhooks.server import WebhookServer

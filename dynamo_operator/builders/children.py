@@ -8,7 +8,9 @@ each other; the reconciler turns it into a condition, ``render`` into a warning.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from dynamo_operator.api import DynamoComponentDeployment
 from dynamo_operator.builders.autoscaler import build_horizontal_pod_autoscaler
@@ -116,7 +118,13 @@ def _build_children(component: Component, context: BuildContext) -> ComponentChi
 
 
 def build_component_children(
-    dcd: DynamoComponentDeployment, context: BuildContext
+    dcd: DynamoComponentDeployment | Mapping[str, Any], context: BuildContext
 ) -> ComponentChildren:
-    """Every object a component deployment owns, and what could not be built and why."""
-    return _build_children(Component.from_model(dcd, context.default_namespace), context)
+    """Every object a component deployment owns, and what could not be built and why. `dcd` is
+    a validated model, or a DCD `build_component_deployments` built (already in wire form)."""
+    component = (
+        Component.from_model(dcd, context.default_namespace)
+        if isinstance(dcd, DynamoComponentDeployment)
+        else Component.from_wire(dcd, context.default_namespace)
+    )
+    return _build_children(component, context)

@@ -38,7 +38,12 @@ class Component:
     @classmethod
     def from_model(cls, dcd: DynamoComponentDeployment, default_namespace: str) -> Component:
         """The view of a validated DCD; ``default_namespace`` places a DCD that names none."""
-        wire = dcd.to_wire()
+        return cls.from_wire(dcd.to_wire(), default_namespace)
+
+    @classmethod
+    def from_wire(cls, wire: Mapping[str, Any], default_namespace: str) -> Component:
+        """The view of a DCD already in the builders' wire form (one `build_component_deployments`
+        made from a validated graph), without parsing it again."""
         metadata = wire.get("metadata") or {}
         return cls(
             name=str(metadata.get("name") or ""),

@@ -14,6 +14,11 @@ from dynamo_operator.status.conditions import (
     is_condition_true,
     set_condition,
 )
+from dynamo_operator.status.events import (
+    Event,
+    TransitionEvents,
+    derive_transition_event,
+)
 from dynamo_operator.status.failure import StatusFailure
 from dynamo_operator.status.graph_deployment import derive_graph_status, is_progress_only
 from dynamo_operator.status.model import EndpointState, derive_model_status
@@ -22,13 +27,16 @@ from dynamo_operator.status.reasons import ConditionTypes, Reasons
 __all__ = [
     "ConditionTypes",
     "EndpointState",
+    "Event",
     "Reasons",
     "StatusFailure",
+    "TransitionEvents",
     "Unsupported",
     "changed_condition",
     "derive_component_status",
     "derive_graph_status",
     "derive_model_status",
+    "derive_transition_event",
     "find_condition",
     "format_time",
     "is_condition_true",

@@ -5,12 +5,12 @@ from dynamo_operator.validation.dispatch import (
     validate_manifest,
     validate_update,
 )
+from dynamo_operator.validation.errors import UnknownKindError
 from dynamo_operator.validation.nesting import MAX_NESTING_DEPTH
 from dynamo_operator.validation.paths import describe
 from dynamo_operator.validation.result import (
     FieldIssue,
     IssueReason,
-    UnknownKindError,
     ValidationResult,
 )
 

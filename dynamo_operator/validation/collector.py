@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from pydantic import BaseModel
+
 from dynamo_operator.validation.result import FieldIssue, IssueReason, ValidationResult
 
 
@@ -36,5 +38,7 @@ class IssueCollector:
     def error_count(self) -> int:
         return len(self._errors)
 
-    def result(self) -> ValidationResult:
-        return ValidationResult(errors=tuple(self._errors), warnings=tuple(self._warnings))
+    def result(self, parsed: BaseModel | None = None) -> ValidationResult:
+        return ValidationResult(
+            errors=tuple(self._errors), warnings=tuple(self._warnings), parsed=parsed
+        )

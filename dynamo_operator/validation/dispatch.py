@@ -38,6 +38,7 @@ from dynamo_operator.validation.component_deployment import (
     validate_component_deployment,
     validate_component_deployment_update,
 )
+from dynamo_operator.validation.errors import UnknownKindError
 from dynamo_operator.validation.graph_deployment import (
     validate_graph_deployment,
     validate_graph_deployment_update,
@@ -45,7 +46,10 @@ from dynamo_operator.validation.graph_deployment import (
 from dynamo_operator.validation.model import validate_model, validate_model_update
 from dynamo_operator.validation.nesting import find_excessive_nesting, nesting_message
 from dynamo_operator.validation.paths import describe, issues_from_validation_error
-from dynamo_operator.validation.result import IssueReason, UnknownKindError, ValidationResult
+from dynamo_operator.validation.result import (
+    IssueReason,
+    ValidationResult,
+)
 from dynamo_operator.validation.unknown_fields import find_unknown_fields
 
 UNKNOWN_FIELD_REJECTED = (
@@ -87,26 +91,26 @@ _RULES: dict[str, _KindRules] = {
 def validate_create(obj: Mapping[str, Any]) -> ValidationResult:
     """An object the API server has decoded; a field the CRD does not keep is a warning."""
     issues = IssueCollector()
-    _validate_content(obj, _rules_for(obj), issues, unknown_fields_are_errors=False)
-    return issues.result()
+    parsed = _validate_content(obj, _rules_for(obj), issues, unknown_fields_are_errors=False)
+    return issues.result(parsed)
 
 
 def validate_manifest(obj: Mapping[str, Any]) -> ValidationResult:
     """A document as ``kubectl apply`` will send it: the create rules, and every field the CRD
     does not keep an error, as the API server's field validation answers it."""
     issues = IssueCollector()
-    _validate_content(obj, _rules_for(obj), issues, unknown_fields_are_errors=True)
-    return issues.result()
+    parsed = _validate_content(obj, _rules_for(obj), issues, unknown_fields_are_errors=True)
+    return issues.result(parsed)
 
 
 def validate_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> ValidationResult:
     """An update the API server has decoded; a field the CRD does not keep is a warning."""
     rules = _rules_for(new)
     issues = IssueCollector()
-    _validate_content(new, rules, issues, unknown_fields_are_errors=False)
+    parsed = _validate_content(new, rules, issues, unknown_fields_are_errors=False)
     if isinstance(old, Mapping) and old.get("kind") == new.get("kind"):
         rules.on_update(new, old, issues)
-    return issues.result()
+    return issues.result(parsed)
 
 
 def _rules_for(obj: Mapping[str, Any]) -> _KindRules:
@@ -123,11 +127,12 @@ def _validate_content(
     issues: IssueCollector,
     *,
     unknown_fields_are_errors: bool,
-) -> None:
+) -> BaseModel | None:
+    """Run the rules; the parsed object, when it parsed."""
     too_deep = find_excessive_nesting(obj)
     if too_deep is not None:
         issues.error("", nesting_message(too_deep), IssueReason.MALFORMED_OBJECT)
-        return
+        return None
     api_version = obj.get("apiVersion")
     if api_version is not None and api_version != API_VERSION:
         issues.error(
@@ -144,5 +149,6 @@ def _validate_content(
         parsed = rules.model.model_validate(obj)
     except ValidationError as error:
         issues.add_errors(issues_from_validation_error(error))
-        return
+        return None
     rules.on_create(parsed, issues)
+    return parsed

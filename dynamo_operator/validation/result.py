@@ -7,8 +7,13 @@ that webhooks turn into metric labels and reconcilers into condition reasons.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+Model = TypeVar("Model", bound=BaseModel)
 
 
 class IssueReason(StrEnum):
@@ -36,15 +41,21 @@ class FieldIssue:
 class ValidationResult:
     errors: tuple[FieldIssue, ...] = ()
     warnings: tuple[FieldIssue, ...] = ()
+    parsed: BaseModel | None = field(default=None, compare=False, repr=False)
+    """The object as its pydantic model, when it parsed: what a reconciler builds from, so the
+    object is parsed once per pass."""
 
     @property
     def allowed(self) -> bool:
         return not self.errors
 
+    def model(self, kind: type[Model]) -> Model:
+        """The parsed object as `kind`; `TypeError` if it did not parse as one (validate it and
+        check `allowed` first)."""
+        if not isinstance(self.parsed, kind):
+            raise TypeError(f"the validated object is not a parsed {kind.__name__}")
+        return self.parsed
+
     def summary(self) -> str:
         """All errors on one line, in a stable order, for admission denials and conditions."""
         return "; ".join(str(issue) for issue in self.errors)
-
-
-class UnknownKindError(ValueError):
-    """Raised for an object whose kind is none of the Dynamo kinds this library validates."""

@@ -9,13 +9,13 @@ import re
 import pytest
 from prometheus_client import REGISTRY
 
-import manager.cache.reflector
-import manager.client.metrics
-import manager.commands.operator_metrics
-import manager.events.recorder
-import manager.leaderelection.elector
-import manager.metrics.controller_runtime
-import manager.workqueue.queue_metrics
+import manager.app.metrics
+import manager.runtime.cache.reflector
+import manager.runtime.client.metrics
+import manager.runtime.events.recorder
+import manager.runtime.leaderelection.elector
+import manager.runtime.metrics.controller_runtime
+import manager.runtime.workqueue.queue_metrics
 import webhooks.metrics
 from e2e.dashboard import (
     DASHBOARD,
@@ -150,13 +150,13 @@ def test_every_query_uses_only_metric_names_the_operator_exports(query: Dashboar
 def test_the_metric_modules_are_imported() -> None:
     # The imports above register the families the names are checked against.
     for module in (
-        manager.cache.reflector,
-        manager.client.metrics,
-        manager.commands.operator_metrics,
-        manager.events.recorder,
-        manager.leaderelection.elector,
-        manager.metrics.controller_runtime,
-        manager.workqueue.queue_metrics,
+        manager.runtime.cache.reflector,
+        manager.runtime.client.metrics,
+        manager.app.metrics,
+        manager.runtime.events.recorder,
+        manager.runtime.leaderelection.elector,
+        manager.runtime.metrics.controller_runtime,
+        manager.runtime.workqueue.queue_metrics,
         webhooks.metrics,
     ):
         assert module.__name__

@@ -23,9 +23,9 @@ from e2e.chart import (
     one,
     render,
 )
-from manager.cli import build_parser
-from manager.commands.go_flags import normalize_go_arguments
-from manager.commands.run import RunOptions, options_from_arguments
+from manager.app.cli import build_parser
+from manager.app.commands.go_flags import normalize_go_arguments
+from manager.app.commands.run import RunOptions, options_from_arguments
 from webhooks.manifests import (
     ServiceTarget,
     build_namespace_restricted_webhook_configuration,

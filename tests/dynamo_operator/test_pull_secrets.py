@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from dynamo_operator.errors import MalformedDockerConfigError
 from dynamo_operator.pull_secrets import (
-    MalformedDockerConfigError,
     build_pull_secret_index,
     discover_image_pull_secrets,
     image_registry_host,

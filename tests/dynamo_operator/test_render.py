@@ -14,7 +14,10 @@ from typing import Any
 import pytest
 import yaml
 
-from dynamo_operator.render import RenderError, render_objects
+from dynamo_operator.errors import RenderError
+from dynamo_operator.render import (
+    render_objects,
+)
 from dynamo_operator.settings import OperatorSettings
 
 GOLDEN = Path(__file__).parent / "builders" / "golden"

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from dynamo_operator.render import render_objects
 from dynamo_operator.settings import ALL_OPTIONAL_APIS, OperatorSettings
 from dynamo_operator.validation import validate_create, validate_update
-from manager.commands.output import dump_objects
+from manager.app.commands.output import dump_objects
 from tests.fixtures.documents import FUZZ, documents
 
 SETTINGS = {

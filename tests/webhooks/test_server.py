@@ -13,10 +13,10 @@ import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
+from manager.runtime.tls.directory import DirectoryCertificates
+from manager.runtime.tls.key_pair import KeyPair, generate_ca, generate_serving_pair
 from tests.webhooks.reviews import DGD_PATH, ScriptedValidator, make_review
 from tests.webhooks.tls_client import TLSConnection
-from webhooks.certificates.directory import DirectoryCertificates
-from webhooks.certificates.generation import KeyPair, generate_ca, generate_serving_pair
 from webhooks.server import WebhookServer
 
 pytestmark = pytest.mark.anyio

@@ -18,9 +18,9 @@ import anyio
 import anyio.abc
 import pytest
 
+from manager.runtime.tls.key_pair import generate_ca, generate_serving_pair
 from tests.webhooks.reviews import DGD_PATH, make_review
 from tests.webhooks.tls_client import TLSConnection
-from webhooks.certificates.generation import generate_ca, generate_serving_pair
 from webhooks.certificates.self_signed import SelfSignedCertificates
 
 pytestmark = pytest.mark.anyio
@@ -35,7 +35,7 @@ def free_port() -> int:
 async def test_serves_with_generated_certificate_and_stops_on_sigterm(tmp_path: Path) -> None:
     cert_dir = tmp_path / "certs"
     command = [
-        sys.executable, "-c", "import sys; from manager.cli import main; sys.exit(main())",
+        sys.executable, "-c", "import sys; from manager.app.cli import main; sys.exit(main())",
         "webhook-server", "--host", "127.0.0.1", "--port", str(free_port()),
         "--cert-dir", str(cert_dir),
     ]  # fmt: skip
@@ -71,7 +71,7 @@ async def test_serves_with_generated_certificate_and_stops_on_sigterm(tmp_path: 
 
 def server_command(cert_dir: Path, *extra: str, port: int | None = None) -> list[str]:
     return [
-        sys.executable, "-c", "import sys; from manager.cli import main; sys.exit(main())",
+        sys.executable, "-c", "import sys; from manager.app.cli import main; sys.exit(main())",
         "webhook-server", "--host", "127.0.0.1", "--port", str(port or free_port()),
         "--cert-dir", str(cert_dir), *extra,
     ]  # fmt: skip
@@ -122,7 +122,7 @@ async def test_sigterm_stops_a_server_that_has_no_usable_certificate(
         output = await read_until(process, expected)
         # Logs are JSON lines, whatever renderers happen to be installed.
         line = next(line for line in output.splitlines() if expected in line)
-        assert json.loads(line)["logger"] == "webhooks.certificates"
+        assert json.loads(line)["logger"] == "manager.runtime.tls.directory"
 
         process.send_signal(signal.SIGTERM)
         with anyio.fail_after(30):

@@ -1,12 +1,8 @@
-"""Serving certificates for the webhook server: generation, rotation, hot reload, sources."""
+"""The webhook server's own certificates: the operator-managed CA and serving pair in a Secret
+(with rotation and caBundle injection), and self-signed files for standalone runs. Loading,
+hot reload, key pairs and certificate directories are the runtime's (`manager.runtime.tls`),
+shared with the metrics endpoint."""
 
-from webhooks.certificates.directory import DirectoryCertificates
-from webhooks.certificates.generation import (
-    LOCAL_IP_ADDRESSES,
-    KeyPair,
-    generate_ca,
-    generate_serving_pair,
-)
 from webhooks.certificates.operator_managed import (
     FIELD_MANAGER,
     SECRET_NAME,
@@ -14,19 +10,12 @@ from webhooks.certificates.operator_managed import (
 )
 from webhooks.certificates.rotation import CertificatePolicy, ManagedCertificates
 from webhooks.certificates.self_signed import SelfSignedCertificates
-from webhooks.certificates.tls import ReloadableServerTLS
 
 __all__ = [
     "FIELD_MANAGER",
-    "LOCAL_IP_ADDRESSES",
     "SECRET_NAME",
     "CertificatePolicy",
-    "DirectoryCertificates",
-    "KeyPair",
     "ManagedCertificates",
     "OperatorManagedCertificates",
-    "ReloadableServerTLS",
     "SelfSignedCertificates",
-    "generate_ca",
-    "generate_serving_pair",
 ]

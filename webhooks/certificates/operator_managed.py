@@ -28,20 +28,20 @@ from typing import Any
 import anyio
 import anyio.abc
 import kr8s.asyncio
-import structlog
 
-from manager.cache.backoff import Backoff
-from manager.client.errors import AlreadyExists, Conflict, KubeError, NotFound
-from manager.client.rest import RestClient
-from manager.clock import RealClock
-from manager.kinds import SECRET
-from manager.process_owner import ProcessOwner, owned_metadata
+from manager.runtime.backoff import Backoff
+from manager.runtime.client.errors import AlreadyExists, Conflict, KubeError, NotFound
+from manager.runtime.client.rest import RestClient
+from manager.runtime.clock import RealClock
+from manager.runtime.kinds import SECRET
+from manager.runtime.logging import get_logger
+from manager.runtime.process_owner import ProcessOwner, owned_metadata
+from manager.runtime.tls.server_context import ReloadableServerTLS
 from webhooks.certificates.rotation import CertificatePolicy, ManagedCertificates, plan_certificates
-from webhooks.certificates.tls import ReloadableServerTLS
 from webhooks.errors import SecretOwnedElsewhereError
 from webhooks.manifests import OPERATOR_NAMESPACE_LABEL, VALIDATING_WEBHOOK_CONFIGURATION
 
-_log = structlog.get_logger("webhooks.certificates")
+_log = get_logger(__name__)
 
 SECRET_NAME = "webhook-server-cert"
 FIELD_MANAGER = "dynamo-operator-webhook-certificates"

@@ -19,16 +19,17 @@ from cryptography import x509
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 
-from webhooks.certificates.generation import (
+from manager.runtime.tls.directory import TLS_CERT_KEY, TLS_KEY_KEY
+from manager.runtime.tls.errors import CertificateError
+from manager.runtime.tls.key_pair import (
     KeyPair,
     generate_ca,
     generate_serving_pair,
     subject_alternative_names,
 )
-from webhooks.errors import CertificateError
 
-TLS_CERT_KEY = "tls.crt"
-TLS_KEY_KEY = "tls.key"
+CA_COMMON_NAME = "Dynamo Webhook CA"
+ORGANIZATION = "NVIDIA"
 CA_CERT_KEY = "ca.crt"
 # The CA's key must be kept to sign renewed leaves without changing the trusted CA.
 CA_KEY_KEY = "ca.key"
@@ -115,7 +116,9 @@ def plan_certificates(
 ) -> ManagedCertificates:
     """Return ``current`` itself when it is still good, else what should replace it."""
     if current is None or not _ca_usable(current.ca, policy, now):
-        ca = generate_ca(now, policy.ca_validity)
+        ca = generate_ca(
+            now, policy.ca_validity, common_name=CA_COMMON_NAME, organization=ORGANIZATION
+        )
         previous = current.ca_bundle_pem if current is not None else b""
         bundle = ca.cert_pem + _still_valid_certificates(previous, now)
         return ManagedCertificates(

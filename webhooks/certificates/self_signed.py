@@ -20,28 +20,27 @@ import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import structlog
 from cryptography import x509
 
-from webhooks.certificates.directory import DEFAULT_POLL_INTERVAL, DirectoryCertificates
-from webhooks.certificates.generation import (
-    CA_COMMON_NAME,
-    LOCAL_DNS_NAMES,
-    LOCAL_IP_ADDRESSES,
-    KeyPair,
-)
-from webhooks.certificates.rotation import (
-    CA_CERT_KEY,
-    CA_KEY_KEY,
+from manager.runtime.logging import get_logger
+from manager.runtime.tls.directory import (
+    DEFAULT_POLL_INTERVAL,
     TLS_CERT_KEY,
     TLS_KEY_KEY,
+    DirectoryCertificates,
+)
+from manager.runtime.tls.errors import CertificateError
+from manager.runtime.tls.key_pair import LOCAL_DNS_NAMES, LOCAL_IP_ADDRESSES, KeyPair
+from webhooks.certificates.rotation import (
+    CA_CERT_KEY,
+    CA_COMMON_NAME,
+    CA_KEY_KEY,
     CertificatePolicy,
     ManagedCertificates,
     plan_certificates,
 )
-from webhooks.errors import CertificateError
 
-_log = structlog.get_logger("webhooks.certificates")
+_log = get_logger(__name__)
 
 MARKER = ".self-signed"
 LOCAL_POLICY = CertificatePolicy(dns_names=LOCAL_DNS_NAMES, ip_addresses=LOCAL_IP_ADDRESSES)

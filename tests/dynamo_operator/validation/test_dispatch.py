@@ -3,6 +3,7 @@ from typing import Any
 
 import pytest
 
+from dynamo_operator.api import API_VERSION, DynamoGraphDeployment, DynamoModel
 from dynamo_operator.validation import (
     IssueReason,
     UnknownKindError,
@@ -159,3 +160,21 @@ def test_summary_lists_every_error_on_one_line() -> None:
         "spec.services.A.ingress.host: required when ingress is enabled; "
         "spec.services.A.sharedMemory.size: required when disabled is false"
     )
+
+
+@pytest.mark.parametrize("path", VALID_GRAPHS, ids=lambda p: p.stem)
+def test_a_valid_object_comes_back_parsed_so_a_reconcile_parses_it_once(path: Path) -> None:
+    document = load_document(path)
+
+    graph = validate_create(document).model(DynamoGraphDeployment)
+
+    assert graph.metadata.name == document["metadata"]["name"]
+    with pytest.raises(TypeError, match="DynamoModel"):
+        validate_create(document).model(DynamoModel)
+
+
+def test_an_object_that_does_not_parse_has_no_model() -> None:
+    result = validate_create({"apiVersion": API_VERSION, "kind": "DynamoModel", "spec": []})
+
+    assert not result.allowed
+    assert result.parsed is None

@@ -48,7 +48,7 @@ def test_copies_the_key_cannot_cover_are_refused(dockerfile: str) -> None:
 def test_bytecode_is_skipped_like_the_dockerignore_does() -> None:
     assert is_skipped(PurePosixPath("manager/__pycache__/cli.cpython-311.pyc"))
     assert is_skipped(PurePosixPath("manager/stale.pyc"))
-    assert not is_skipped(PurePosixPath("manager/cli.py"))
+    assert not is_skipped(PurePosixPath("manager/app/cli.py"))
 
 
 def test_digest_frames_names_and_contents() -> None:

@@ -18,11 +18,12 @@ import anyio
 import orjson
 import pytest
 
-from manager.cache.backoff import Backoff
-from manager.client.errors import Conflict, Invalid, TransportError
-from manager.client.rest import RestClient
-from manager.client.transport import HttpResponse, StreamResponse
-from manager.clock import RealClock
+from manager.runtime.backoff import Backoff
+from manager.runtime.client.errors import Conflict, Invalid, TransportError
+from manager.runtime.client.rest import RestClient
+from manager.runtime.client.transport import HttpResponse, StreamResponse
+from manager.runtime.clock import RealClock
+from manager.runtime.tls.server_context import ReloadableServerTLS
 from webhooks.certificates.operator_managed import (
     CERT_MANAGER_CERTIFICATE_ANNOTATION,
     FIELD_MANAGER,
@@ -32,7 +33,6 @@ from webhooks.certificates.operator_managed import (
     _ca_bundle_patch,
 )
 from webhooks.certificates.rotation import CertificatePolicy, ManagedCertificates, plan_certificates
-from webhooks.certificates.tls import ReloadableServerTLS
 from webhooks.errors import SecretOwnedElsewhereError
 from webhooks.manifests import (
     OPERATOR_NAMESPACE_LABEL,
@@ -320,39 +320,33 @@ async def test_run_retries_failed_passes_with_backoff_then_serves_the_pair() -> 
     tls = ReloadableServerTLS()
     backoff = Backoff(RealClock(), initial=0.001, cap=0.001, jitter=0.0)
     source = certificates(api=RestClient(api), backoff=backoff)
-    try:
-        with anyio.fail_after(10):
-            async with anyio.create_task_group() as task_group:
-                await task_group.start(source.run, tls)
-                task_group.cancel_scope.cancel()
-        current = stored(api)
-        assert current is not None
-        assert tls.has_certificate
-        assert not tls.load(current.serving.cert_pem, current.serving.key_pem)  # already served
-        assert [call.method for call in api.calls[:4]] == ["GET"] * 4
-    finally:
-        tls.close()
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as task_group:
+            await task_group.start(source.run, tls)
+            task_group.cancel_scope.cancel()
+    current = stored(api)
+    assert current is not None
+    assert tls.has_certificate
+    assert not tls.load(current.serving.cert_pem, current.serving.key_pem)  # already served
+    assert [call.method for call in api.calls[:4]] == ["GET"] * 4
 
 
 async def test_a_configuration_created_after_the_first_pass_gets_the_ca_at_once() -> None:
     api = FakeApiServer()
     tls = ReloadableServerTLS()
-    try:
-        with anyio.fail_after(10):
-            async with anyio.create_task_group() as task_group:
-                # Long checks: only the watch can inject before the test gives up.
-                source = certificates(api=RestClient(api), check_interval=timedelta(hours=1))
-                await task_group.start(source.run, tls)
-                await wait_until(lambda: bool(api.watches))
-                api.add_configuration(configuration("ours", NAMESPACE))
-                api.add_configuration(configuration("theirs", "elsewhere"))
-                current = stored(api)
-                assert current is not None
-                await wait_until(lambda: set(bundles(api, "ours")) == {current.ca_bundle_pem})
-                task_group.cancel_scope.cancel()
-        assert set(bundles(api, "theirs")) == {b""}
-    finally:
-        tls.close()
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as task_group:
+            # Long checks: only the watch can inject before the test gives up.
+            source = certificates(api=RestClient(api), check_interval=timedelta(hours=1))
+            await task_group.start(source.run, tls)
+            await wait_until(lambda: bool(api.watches))
+            api.add_configuration(configuration("ours", NAMESPACE))
+            api.add_configuration(configuration("theirs", "elsewhere"))
+            current = stored(api)
+            assert current is not None
+            await wait_until(lambda: set(bundles(api, "ours")) == {current.ca_bundle_pem})
+            task_group.cancel_scope.cancel()
+    assert set(bundles(api, "theirs")) == {b""}
 
 
 async def wait_until(condition: Callable[[], bool]) -> None:
@@ -420,17 +414,14 @@ async def test_run_keeps_refusing_and_never_serves_a_certificate_of_its_own() ->
     tls = ReloadableServerTLS()
     backoff = Backoff(RealClock(), initial=0.001, cap=0.001, jitter=0.0)
     source = certificates(api=RestClient(api), backoff=backoff)
-    try:
-        async with anyio.create_task_group() as task_group:
-            task_group.start_soon(source.run, tls)
-            with anyio.fail_after(10):
-                while len(api.calls) < 3:  # noqa: ASYNC110 - polling the fake's record
-                    await anyio.sleep(0.001)
-            task_group.cancel_scope.cancel()
-        assert not tls.has_certificate
-        assert api.writes() == []
-    finally:
-        tls.close()
+    async with anyio.create_task_group() as task_group:
+        task_group.start_soon(source.run, tls)
+        with anyio.fail_after(10):
+            while len(api.calls) < 3:  # noqa: ASYNC110 - polling the fake's record
+                await anyio.sleep(0.001)
+        task_group.cancel_scope.cancel()
+    assert not tls.has_certificate
+    assert api.writes() == []
 
 
 @pytest.mark.parametrize(

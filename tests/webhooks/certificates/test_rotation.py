@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from cryptography import x509
 
-from webhooks.certificates.generation import subject_alternative_names
+from manager.runtime.tls.key_pair import subject_alternative_names
 from webhooks.certificates.rotation import (
     CertificatePolicy,
     ManagedCertificates,

@@ -1,0 +1,54 @@
+"""What the composition root gives each reconciler package's `setup(manager, deps)`.
+
+A `setup` owns everything about its kind (cache registrations, watches, mappers, reactions to
+optional APIs, metrics); what it is given is what several kinds share or what only the process
+knows: the client, the cache, the Event recorder, the served optional APIs, the operator settings
+(which change when an optional API appears), the flags that tune the controllers, and the
+namespaces another operator has claimed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from dynamo_operator.settings import OperatorSettings
+from manager.app.metrics import MeteredReconciler
+from manager.runtime.cache import Cache
+from manager.runtime.client import Client
+from manager.runtime.controller import Reconciler
+from manager.runtime.discovery import ServedApis
+from manager.runtime.events import EventRecorder
+from manager.runtime.kinds import ResourceKind
+from manager.runtime.namespace_claims import ClaimAware, NamespaceClaims
+
+__all__ = ["Deps", "utc_now"]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Deps:
+    client: Client
+    cache: Cache
+    recorder: EventRecorder
+    served_apis: ServedApis
+    settings: Callable[[], OperatorSettings]
+    """The settings as they are now: `available_apis` follows what the cluster serves."""
+    max_concurrent_reconciles: int = 8
+    planner_cluster_role_name: str | None = None
+    claims: NamespaceClaims | None = None
+    """Cluster-wide mode: the namespaces a namespace-restricted operator has taken."""
+    now: Callable[[], datetime] = utc_now
+
+    def reconciler_for(self, kind: ResourceKind, reconciler: Reconciler) -> Reconciler:
+        """`reconciler` as a controller runs it: its reconciles counted under `kind`'s
+        `resource_type`, and skipped in namespaces another operator claimed."""
+        metered = MeteredReconciler(reconciler, kind.kind)
+        return metered if self.claims is None else ClaimAware(metered, self.claims)
+
+    def is_claimed_elsewhere(self, namespace: str) -> bool:
+        return self.claims is not None and self.claims.is_claimed(namespace)

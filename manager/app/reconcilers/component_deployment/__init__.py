@@ -1,0 +1,21 @@
+"""The DynamoComponentDeployment controller: one component's workload, Service, routing,
+scaling."""
+
+from manager.app.reconcilers.component_deployment.reconciler import (
+    ComponentDeploymentReconciler,
+    ComponentKinds,
+    discovery_access_requests,
+    pod_requests,
+    secret_requests,
+)
+from manager.app.reconcilers.component_deployment.setup import setup, without_spec
+
+__all__ = [
+    "ComponentDeploymentReconciler",
+    "ComponentKinds",
+    "discovery_access_requests",
+    "pod_requests",
+    "secret_requests",
+    "setup",
+    "without_spec",
+]

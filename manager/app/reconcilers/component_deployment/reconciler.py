@@ -1,0 +1,283 @@
+"""The DynamoComponentDeployment reconciler: one component's workload, Service, routing, scaling.
+
+Five steps per pass, each a call: read the DCD from the cache; validate it with the pure
+validators (the webhook's rules: invalid is terminal until the spec changes); build its children
+with the pure builders (Deployment or LeaderWorkerSets (+ PodGroups), Service, the base model's
+headless Service, Ingress or VirtualService, HPA); apply what differs (first, with Kubernetes
+discovery, the namespace's discovery account its pods run as: see `_ensure_discovery_access`)
+and delete children that
+should no longer exist (a base model's Service is shared by the components serving it: the
+namespace's DCDs say who they are, and one that stops serving it leaves it to the others); derive
+the status from the cached workloads and pods, write it once if it changed, and emit an Event
+only on a transition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from dynamo_operator.api import KIND_GRAPH_DEPLOYMENT, DynamoComponentDeployment
+from dynamo_operator.builders import (
+    BuildContext,
+    BuildError,
+    ComponentChildren,
+    build_component_children,
+    build_discovery_access,
+    build_discovery_service_account,
+    build_model_service_owners,
+    build_shared_model_service,
+)
+from dynamo_operator.constants import DISCOVERY_ACCESS_NAME, Annotations, Labels
+from dynamo_operator.pull_secrets import build_pull_secret_index
+from dynamo_operator.settings import OperatorSettings
+from dynamo_operator.status import (
+    ConditionTypes,
+    StatusFailure,
+    TransitionEvents,
+    derive_component_status,
+    derive_transition_event,
+)
+from dynamo_operator.validation import validate_create
+from manager.runtime.cache import CacheReader
+from manager.runtime.client import ApiError, BadRequest, Client, Invalid, NotFound
+from manager.runtime.controller import Request, Result
+from manager.runtime.events import EventRecorder
+from manager.runtime.kinds import POD, SECRET, SERVICE, SERVICE_ACCOUNT, ResourceKind
+from manager.runtime.ownership import (
+    ChildChanges,
+    apply_each,
+    apply_shared,
+    is_controlled_by,
+    is_namespace_terminating,
+    sync_children,
+)
+
+__all__ = [
+    "ComponentDeploymentReconciler",
+    "ComponentKinds",
+    "discovery_access_requests",
+    "pod_requests",
+    "secret_requests",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentKinds:
+    """The kinds this reconciler reads and writes, resolved by the composition root."""
+
+    component: ResourceKind
+    children: tuple[ResourceKind, ...]
+    """Every kind a DCD may own (workloads, Service, Ingress, VirtualService, HPA)."""
+
+
+EVENTS = TransitionEvents(
+    ConditionTypes.AVAILABLE,
+    ready_reason="Ready",
+    ready_message="Component is available",
+    warn_while_waiting=False,
+)
+
+
+class ComponentDeploymentReconciler:
+    def __init__(
+        self,
+        *,
+        client: Client,
+        reader: CacheReader,
+        recorder: EventRecorder,
+        kinds: ComponentKinds,
+        settings: Callable[[], OperatorSettings],
+        now: Callable[[], datetime],
+    ) -> None:
+        self._client = client
+        self._reader = reader
+        self._recorder = recorder
+        self._kinds = kinds
+        self._settings = settings
+        self._now = now
+
+    async def reconcile(self, request: Request) -> Result | None:
+        dcd = self._reader.get(self._kinds.component, request.namespace, request.name)
+        if dcd is None or dcd["metadata"].get("deletionTimestamp"):
+            return None  # garbage collection removes the children
+        validation = validate_create(dcd)
+        if not validation.allowed:
+            await self._report(dcd, failure=StatusFailure.invalid(validation))
+            return None
+        context = BuildContext(
+            settings=self._settings(),
+            pull_secrets=self._pull_secrets(request.namespace),
+            model_service_owners=build_model_service_owners(
+                self._reader.list(self._kinds.component, request.namespace)
+            ),
+        )
+        try:
+            children = build_component_children(
+                validation.model(DynamoComponentDeployment), context
+            )
+            try:
+                created_access = await self._ensure_discovery_access(dcd, context.settings)
+            except ApiError as error:
+                if is_namespace_terminating(error):
+                    return None  # the component goes with its namespace
+                raise
+            changes = await sync_children(
+                self._client, self._reader, dcd, children.objects(), self._kinds.children
+            )
+            if changes.namespace_terminating:
+                return None  # the component goes with its namespace
+            changes.created[:0] = created_access
+            await self._release_model_services(dcd, children, context, changes)
+        except (BuildError, Invalid, BadRequest) as error:
+            # The spec passed our rules but cannot be built or is refused by the API server:
+            # the user has to change it, so report it and wait for that change.
+            await self._report(dcd, failure=StatusFailure.reconcile_error(str(error)))
+            return None
+        changes.announce(self._recorder, dcd)
+        workloads = [
+            live
+            for obj in children.workload
+            if (live := self._live(obj, request.namespace, changes)) is not None
+        ]
+        pods = self._reader.list(POD, request.namespace, labels={Labels.SELECTOR: request.name})
+        await self._report(dcd, workloads=workloads, pods=pods, unsupported=children.unsupported)
+        return None
+
+    async def _ensure_discovery_access(
+        self, dcd: Mapping[str, Any], settings: OperatorSettings
+    ) -> list[str]:
+        """With Kubernetes discovery, the account the component's pods run as, before the pods:
+        one per namespace, owned by every graph (or standalone component) there so it goes with
+        the last; its Role and RoleBinding owned by it. What was created, as `Kind/name`."""
+        if settings.discovery_backend != "kubernetes":
+            return []
+        namespace = dcd["metadata"]["namespace"]
+        account, created = await apply_shared(
+            self._client,
+            self._reader,
+            build_discovery_service_account(namespace),
+            _discovery_owner(dcd),
+        )
+        names = [f"ServiceAccount/{account['metadata']['name']}"] if created else []
+        access = build_discovery_access(namespace, account)
+        return names + await apply_each(self._client, self._reader, access)
+
+    async def _release_model_services(
+        self,
+        dcd: Mapping[str, Any],
+        children: ComponentChildren,
+        context: BuildContext,
+        changes: ChildChanges,
+    ) -> None:
+        """A base model's Service this component shares but no longer wants (its modelRef
+        changed or went) is rebuilt for the components still serving that model, or deleted
+        with the last of them; `sync_children` leaves it alone, not being its controller."""
+        metadata = dcd["metadata"]
+        namespace, uid = metadata["namespace"], metadata["uid"]
+        if not self._reader.has_synced(SERVICE):
+            return
+        wanted = children.model_service["metadata"]["name"] if children.model_service else None
+        for service in self._reader.list(
+            SERVICE, namespace, owner_uid=uid, labels=Labels.BASE_MODEL_HASH
+        ):
+            name = service["metadata"]["name"]
+            if name == wanted or is_controlled_by(service, uid):
+                continue
+            base_model = (service["metadata"].get("annotations") or {}).get(Annotations.BASE_MODEL)
+            owners = [
+                owner
+                for owner in context.model_service_owners.get((namespace, str(base_model)), ())
+                if owner.get("uid") != uid
+            ]
+            if base_model and owners:
+                shared = build_shared_model_service(str(base_model), namespace, owners)
+                if await self._client.apply_if_changed(shared, service):
+                    changes.updated.append(f"Service/{name}")
+            elif await self._client.delete(SERVICE, namespace, name):
+                changes.deleted.append(f"Service/{name}")
+
+    def _pull_secrets(self, namespace: str) -> Any:
+        return build_pull_secret_index(self._reader.list(SECRET, namespace))
+
+    def _live(
+        self, obj: Mapping[str, Any], namespace: str, changes: ChildChanges
+    ) -> Mapping[str, Any] | None:
+        """The workload as it is now: the cached copy, or the server's answer to this pass's
+        write when the cache has not caught up (its status describes the old spec)."""
+        kind = self._client.kind_of(obj)
+        name = obj["metadata"]["name"]
+        cached = self._reader.get(kind, namespace, name) if self._reader.has_synced(kind) else None
+        return changes.freshest(kind.kind, name, cached)
+
+    async def _report(self, dcd: Mapping[str, Any], **derive: Any) -> None:
+        status = derive_component_status(dcd, derive.pop("workloads", ()), self._now(), **derive)
+        try:
+            await self._client.apply_status_if_changed(status, dcd)
+        except NotFound:
+            return  # deleted since the cache read it (its namespace too, maybe): nothing to report
+        failed = derive.get("failure") is not None
+        if event := derive_transition_event(dcd.get("status"), status, EVENTS, failed=failed):
+            self._recorder.event(dcd, event.type, event.reason, event.message)
+
+
+def _discovery_owner(dcd: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The component's graph (its controller), or the component itself when it has none."""
+    metadata = dcd["metadata"]
+    for reference in metadata.get("ownerReferences") or ():
+        if reference.get("controller") and reference.get("kind") == KIND_GRAPH_DEPLOYMENT:
+            return dict(reference)
+    return {
+        "apiVersion": dcd["apiVersion"],
+        "kind": dcd["kind"],
+        "name": metadata["name"],
+        "uid": metadata["uid"],
+    }
+
+
+def discovery_access_requests(
+    component_kind: ResourceKind,
+) -> Callable[[Mapping[str, Any], CacheReader], Iterable[Request]]:
+    """A change to the discovery account, Role or RoleBinding (one deleted, say): one component
+    of the account's first owner makes it whole again."""
+
+    def requests(obj: Mapping[str, Any], reader: CacheReader) -> Iterable[Request]:
+        metadata = obj.get("metadata") or {}
+        namespace = metadata.get("namespace") or ""
+        if metadata.get("name") != DISCOVERY_ACCESS_NAME:
+            return ()
+        account = obj if obj.get("kind") == "ServiceAccount" else None
+        if account is None:
+            account = reader.get(SERVICE_ACCOUNT, namespace, DISCOVERY_ACCESS_NAME) or {}
+        for owner in (account.get("metadata") or {}).get("ownerReferences") or ():
+            if owner.get("kind") == component_kind.kind:
+                return (Request(namespace, str(owner["name"])),)
+            for dcd in reader.list(component_kind, namespace, owner_uid=owner.get("uid")):
+                return (Request(namespace, dcd["metadata"]["name"]),)
+        return ()
+
+    return requests
+
+
+def pod_requests(pod: Mapping[str, Any], reader: CacheReader) -> Iterable[Request]:
+    """A pod's component: its `nvidia.com/selector` label names the DCD."""
+    metadata = pod.get("metadata") or {}
+    component = (metadata.get("labels") or {}).get(Labels.SELECTOR)
+    return (Request(metadata.get("namespace") or "", component),) if component else ()
+
+
+def secret_requests(
+    component_kind: ResourceKind,
+) -> Callable[[Mapping[str, Any], CacheReader], Iterable[Request]]:
+    """A pull Secret's namespace's DCDs: their pod templates may gain or lose it."""
+
+    def requests(secret: Mapping[str, Any], reader: CacheReader) -> Iterable[Request]:
+        namespace = (secret.get("metadata") or {}).get("namespace") or ""
+        return [
+            Request(namespace, dcd["metadata"]["name"])
+            for dcd in reader.list(component_kind, namespace)
+        ]
+
+    return requests

@@ -1,0 +1,61 @@
+"""How `dynamo-operator run` runs the DynamoGraphDeployment controller: what it caches and
+watches, and the `dynamo_operator_resources_total` count of graphs by state."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from manager.app.deps import Deps
+from manager.app.kinds import COMPONENT, GRAPH
+from manager.app.metrics import ResourceCounter
+from manager.app.predicates import spec_or_metadata_changed
+from manager.app.reconcilers.graph_deployment.reconciler import (
+    GraphDeploymentReconciler,
+    GraphKinds,
+)
+from manager.runtime.builder import ControllerBuilder
+from manager.runtime.cache import CacheReader
+from manager.runtime.controller import Controller, Request
+from manager.runtime.kinds import PERSISTENT_VOLUME_CLAIM
+from manager.runtime.manager import Manager
+
+__all__ = ["graphs_naming_claim", "setup"]
+
+
+def setup(manager: Manager, deps: Deps) -> Controller:
+    """Add the graph controller and its resource counter to `manager`."""
+    # Every PVC: a graph may name a claim the user made, not only those it creates.
+    deps.cache.register(PERSISTENT_VOLUME_CLAIM)
+    reconciler = GraphDeploymentReconciler(
+        client=deps.client,
+        reader=deps.cache.reader,
+        recorder=deps.recorder,
+        kinds=GraphKinds(graph=GRAPH, component=COMPONENT),
+        settings=deps.settings,
+        planner_cluster_role_name=deps.planner_cluster_role_name,
+        now=deps.now,
+    )
+    controller = (
+        ControllerBuilder(manager)
+        .named("dynamographdeployment")
+        .for_(GRAPH, spec_or_metadata_changed())
+        .owns(COMPONENT)
+        .watches(PERSISTENT_VOLUME_CLAIM, graphs_naming_claim)
+        .with_options(max_concurrent_reconciles=deps.max_concurrent_reconciles)
+        .complete(deps.reconciler_for(GRAPH, reconciler))
+    )
+    manager.add(ResourceCounter(deps.cache.reader, GRAPH, exclude=deps.is_claimed_elsewhere))
+    return controller
+
+
+def graphs_naming_claim(claim: dict[str, Any], reader: CacheReader) -> Iterable[Request]:
+    """The graphs that name a claim in `spec.pvcs`: a created or deleted claim changes their
+    readiness."""
+    metadata = claim.get("metadata") or {}
+    namespace, name = metadata.get("namespace") or "", metadata.get("name")
+    return [
+        Request(namespace, dgd["metadata"]["name"])
+        for dgd in reader.list(GRAPH, namespace)
+        if any(pvc.get("name") == name for pvc in (dgd.get("spec") or {}).get("pvcs") or ())
+    ]

@@ -1,0 +1,136 @@
+"""The builder: wire a reconciler to the kinds it watches in a few lines.
+
+    ControllerBuilder(manager).for_(GRAPH).owns(DEPLOYMENT).owns(SERVICE).complete(reconciler)
+
+`for_(kind)` enqueues the object itself, `owns(kind)` enqueues the controller owner of a child,
+`watches(kind, mapper)` enqueues whatever the mapper returns; mappers get the cache's reader
+(`Mapper`), e.g. to find the objects an EndpointSlice or a Lease concerns. Per-watch predicates
+filter that watch only; `with_event_filter` filters every watch. Informers come from the
+manager's cache, one per kind with the options registered for it (`Cache.register`), so watches
+of the same kind by several controllers and the reconcilers' reads share one list+watch. The
+builder only composes `Controller`, `EnqueueHandler` and the cache: anything it does can be
+written by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Self
+
+from manager.runtime.clock import Clock
+from manager.runtime.controller import Controller, Reconciler, ReconcilerFunc, Request
+from manager.runtime.handler import EnqueueHandler, Mapper, enqueue_for_object, enqueue_for_owner
+from manager.runtime.kinds import ResourceKind
+from manager.runtime.manager import Manager
+from manager.runtime.predicate import Predicate
+from manager.runtime.workqueue import RateLimiter
+
+__all__ = ["ControllerBuilder"]
+
+
+@dataclass(frozen=True)
+class _Watch:
+    kind: ResourceKind
+    mapper: Mapper
+    predicates: tuple[Predicate, ...]
+
+
+class ControllerBuilder:
+    """Collects watches and options, then `complete` adds the controller to the manager."""
+
+    def __init__(self, manager: Manager) -> None:
+        self._manager = manager
+        self._name: str | None = None
+        self._for: ResourceKind | None = None
+        self._watches: list[_Watch] = []
+        self._filters: list[Predicate] = []
+        self._max_concurrent_reconciles = 1
+        self._rate_limiter: RateLimiter[Request] | None = None
+        self._reconcile_timeout: float | None = None
+        self._needs_leader_election = True
+        self._clock: Clock | None = None
+
+    def named(self, name: str) -> Self:
+        """Name the controller (metrics, logs); defaults to the lowercased `for_` kind."""
+        self._name = name
+        return self
+
+    def for_(self, kind: ResourceKind, *predicates: Predicate) -> Self:
+        """Reconcile objects of `kind`: each event enqueues the object itself."""
+        if self._for is not None:
+            raise ValueError(f"for_ already set to {self._for}; a controller reconciles one kind")
+        self._for = kind
+        self._watches.insert(0, _Watch(kind, enqueue_for_object(), predicates))
+        return self
+
+    def owns(self, kind: ResourceKind, *predicates: Predicate) -> Self:
+        """Watch children of `kind`: each event enqueues the child's controller owner."""
+        if self._for is None:
+            raise ValueError("call for_ before owns: the owner kind is the for_ kind")
+        self._watches.append(_Watch(kind, enqueue_for_owner(self._for), predicates))
+        return self
+
+    def watches(self, kind: ResourceKind, mapper: Mapper, *predicates: Predicate) -> Self:
+        """Watch `kind`: each event enqueues the requests `mapper` returns for the object."""
+        self._watches.append(_Watch(kind, mapper, predicates))
+        return self
+
+    def with_event_filter(self, predicate: Predicate) -> Self:
+        """Filter the events of every watch."""
+        self._filters.append(predicate)
+        return self
+
+    def with_options(
+        self,
+        *,
+        max_concurrent_reconciles: int | None = None,
+        rate_limiter: RateLimiter[Request] | None = None,
+        reconcile_timeout: float | None = None,
+        needs_leader_election: bool | None = None,
+        clock: Clock | None = None,
+    ) -> Self:
+        if max_concurrent_reconciles is not None:
+            self._max_concurrent_reconciles = max_concurrent_reconciles
+        if rate_limiter is not None:
+            self._rate_limiter = rate_limiter
+        if reconcile_timeout is not None:
+            self._reconcile_timeout = reconcile_timeout
+        if needs_leader_election is not None:
+            self._needs_leader_election = needs_leader_election
+        if clock is not None:
+            self._clock = clock
+        return self
+
+    def complete(self, reconciler: Reconciler | ReconcilerFunc) -> Controller:
+        """Create the controller, hook its watches to the cache, and add it to the manager."""
+        name = self._controller_name()
+        cache = self._manager.cache
+        if cache is None:
+            raise ValueError("the manager has no cache to watch from")
+        if not self._watches:
+            raise ValueError(f"controller {name!r} watches nothing; call for_ or watches")
+        if any(getattr(r, "name", None) == name for r in self._manager.runnables):
+            raise ValueError(f"a controller named {name!r} already exists; names label metrics")
+        controller = Controller(
+            name,
+            reconciler,
+            max_concurrent_reconciles=self._max_concurrent_reconciles,
+            rate_limiter=self._rate_limiter,
+            reconcile_timeout=self._reconcile_timeout,
+            needs_leader_election=self._needs_leader_election,
+            clock=self._clock,
+        )
+        for watch in self._watches:
+            handler = EnqueueHandler(
+                controller.queue, watch.mapper, cache.reader, (*self._filters, *watch.predicates)
+            )
+            controller.watch(cache.get_informer(watch.kind), handler)
+        self._manager.add(controller)
+        return controller
+
+    def _controller_name(self) -> str:
+        if self._name is not None:
+            return self._name
+        if self._for is None:
+            raise ValueError("name the controller with named() or give it a for_ kind")
+        return self._for.kind.lower()

@@ -1,0 +1,164 @@
+"""A shared informer: one reflector filling one store, fanning changes out to event handlers.
+
+Handlers are called synchronously, in order, on the informer's task: they must be quick
+(enqueue a key, never an API call). A handler that raises is logged and does not stop the
+informer or the other handlers. A handler added after the first list gets a synthetic add
+(`is_in_initial_list=True`) for every object already cached, so late controllers see the same
+world as early ones.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+import anyio
+import anyio.abc
+
+from manager.runtime.cache.reflector import Reflector
+from manager.runtime.cache.store import IndexFunc, Store, StoreDelta, object_key
+from manager.runtime.client.rest import RestClient, WatchEvent
+from manager.runtime.clock import Clock
+from manager.runtime.kinds import ResourceKind
+from manager.runtime.logging import get_logger
+
+__all__ = ["EventHandler", "Informer", "Transform", "strip_for_cache"]
+
+log = get_logger(__name__)
+
+
+class EventHandler(Protocol):
+    def on_add(self, obj: dict[str, Any], is_in_initial_list: bool) -> None: ...
+
+    def on_update(self, old: dict[str, Any], new: dict[str, Any]) -> None: ...
+
+    def on_delete(self, obj: dict[str, Any]) -> None: ...
+
+
+Transform = Callable[[dict[str, Any]], dict[str, Any]]
+"""Trims an object before the store keeps it (after `strip_for_cache`)."""
+
+
+def strip_for_cache(kind: ResourceKind, obj: dict[str, Any]) -> dict[str, Any]:
+    """Drop `managedFields` (a fifth of a typical object, never read by controllers), fill in
+    `apiVersion`/`kind` (list items lack them) and intern the namespace, so ten thousand cached
+    objects share one copy of each of these strings."""
+    metadata = obj.get("metadata")
+    if metadata is not None:
+        metadata.pop("managedFields", None)
+        namespace = metadata.get("namespace")
+        if namespace is not None:
+            metadata["namespace"] = sys.intern(namespace)
+    obj["apiVersion"] = kind.api_version
+    obj["kind"] = kind.kind
+    return obj
+
+
+class Informer:
+    """Keeps `store` in step with the API server for one kind in one namespace (or all)."""
+
+    def __init__(
+        self,
+        api: Any,
+        kind: ResourceKind,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        indexers: Mapping[str, IndexFunc] | None = None,
+        transform: Transform | None = None,
+        clock: Clock | None = None,
+        inactivity_timeout: float = 70.0,
+    ) -> None:
+        self.kind = kind
+        self._transform = transform
+        self.namespace = namespace if kind.namespaced else None
+        self.store = Store(indexers)
+        self._api = api
+        self._handlers: list[EventHandler] = []
+        self._synced = anyio.Event()
+        self._reflector_options: dict[str, Any] = {
+            "label_selector": label_selector,
+            "field_selector": field_selector,
+            "clock": clock,
+            "inactivity_timeout": inactivity_timeout,
+        }
+        self._reflector: Reflector | None = None
+
+    @property
+    def reflector(self) -> Reflector:
+        """Created on first use, then kept: a cancelled informer run again resumes its watch."""
+        if self._reflector is None:
+            rest = RestClient.for_api(self._api)
+            self._reflector = Reflector(
+                rest, self.kind, self.namespace, self, **self._reflector_options
+            )
+        return self._reflector
+
+    @property
+    def has_synced(self) -> bool:
+        """True once the first complete list is in the store."""
+        return self._synced.is_set()
+
+    async def wait_for_sync(self) -> None:
+        await self._synced.wait()
+
+    def add_event_handler(self, handler: EventHandler) -> None:
+        self._handlers.append(handler)
+        if self.has_synced:
+            for obj in self.store:
+                self._call(handler.on_add, obj, True)
+
+    def _prepare(self, obj: dict[str, Any]) -> dict[str, Any]:
+        obj = strip_for_cache(self.kind, obj)
+        return obj if self._transform is None else self._transform(obj)
+
+    async def run(
+        self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        """List and watch until cancelled; `started` at once, `wait_for_sync` for the list."""
+        task_status.started()
+        await self.reflector.run()
+
+    # ReflectorSink -------------------------------------------------------------------------
+
+    def replace(self, objects: list[dict[str, Any]], resource_version: str) -> None:
+        initial = not self.has_synced
+        for delta in self.store.replace(self._prepare(o) for o in objects):
+            self._dispatch(delta, initial)
+        self._synced.set()
+
+    def apply(self, event: WatchEvent) -> None:
+        obj = self._prepare(event.object)
+        key = object_key(obj)
+        if event.type == "DELETED":
+            old = self.store.remove(key)
+            if old is not None:
+                self._dispatch(StoreDelta("deleted", obj, old), initial=False)
+            return
+        old = self.store.get(*key)
+        if old is not None and _same_version(old, obj):
+            return  # already seen (a re-delivery): never hand handlers the same version twice
+        self.store.upsert(obj)
+        self._dispatch(StoreDelta("added" if old is None else "updated", obj, old), False)
+
+    def _dispatch(self, delta: StoreDelta, initial: bool) -> None:
+        for handler in self._handlers:
+            if delta.type == "added":
+                self._call(handler.on_add, delta.object, initial)
+            elif delta.type == "updated":
+                assert delta.old is not None
+                self._call(handler.on_update, delta.old, delta.object)
+            else:
+                self._call(handler.on_delete, delta.object)
+
+    def _call(self, method: Any, *args: Any) -> None:
+        try:
+            method(*args)
+        except Exception:  # a handler bug must not stop the informer: it is a boundary
+            log.exception("event handler failed", kind=self.kind.kind, handler=repr(method))
+
+
+def _same_version(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return bool(a["metadata"].get("resourceVersion") == b["metadata"].get("resourceVersion"))

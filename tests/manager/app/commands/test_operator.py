@@ -1,0 +1,65 @@
+"""The composition root builds one manager with every kind's controller, without any I/O (the
+e2e suite runs it against an API server)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from manager.app.cli import build_parser
+from manager.app.commands.operator import _Operator
+from manager.app.commands.run import options_from_arguments
+from manager.app.kinds import COMPONENT, GRAPH, MODEL, OPTIONAL_KINDS
+from manager.runtime.cache import Cache, KindOptions
+from manager.runtime.client import RestClient
+from manager.runtime.controller import Controller
+from manager.runtime.identity import Identity
+from manager.runtime.kinds import PERSISTENT_VOLUME_CLAIM, POD
+
+
+class _NoTransport:
+    server = "https://127.0.0.1:6443"
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"no I/O while the operator is assembled ({name})")
+
+
+def _operator(*flags: str) -> _Operator:
+    parser, _ = build_parser(["run"])
+    args = parser.parse_args(["run", *flags])
+    options = options_from_arguments(args, {"POD_NAMESPACE": "dynamo"})
+    rest = RestClient(_NoTransport())  # type: ignore[arg-type]
+    return _Operator(options, Identity.for_product("test", domain="example.com", version="0"), rest)
+
+
+@pytest.mark.parametrize("flags", [(), ("--restrictedNamespace", "team-a", "--enable-webhooks")])
+def test_one_controller_per_kind_and_their_cache_options(flags: tuple[str, ...]) -> None:
+    operator = _operator(*flags)
+
+    controllers = [r for r in operator.manager.runnables if isinstance(r, Controller)]
+    assert sorted(c.name for c in controllers) == [
+        "dynamocomponentdeployment",
+        "dynamographdeployment",
+        "dynamomodel",
+    ]
+    cache = operator.manager.cache
+    assert isinstance(cache, Cache)
+    for kind in (GRAPH, COMPONENT, MODEL, POD, PERSISTENT_VOLUME_CLAIM):
+        assert cache.find_informer(kind) is not None
+    assert (cache.options(POD) or KindOptions()).label_selector == "nvidia.com/selector"
+
+
+def test_a_served_optional_api_reaches_the_settings_and_the_cache() -> None:
+    operator = _operator()
+    served = next(r for r in operator.manager.runnables if type(r).__name__ == "ServedApis")
+    lws = OPTIONAL_KINDS["lws"]
+
+    for listener in served._listeners:
+        listener(frozenset({lws.api_version}))
+
+    assert operator.settings.available_apis == frozenset({"lws"})
+    cache = operator.manager.cache
+    assert isinstance(cache, Cache)
+    assert cache.find_informer(lws) is not None
+    assert cache.find_informer(OPTIONAL_KINDS["istio"]) is None

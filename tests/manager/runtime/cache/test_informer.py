@@ -1,0 +1,131 @@
+"""The informer's bookkeeping between what the reflector reads and what handlers see.
+
+The reflector's I/O is exercised against a real API server in `e2e/test_cache_*.py`; here the
+informer is fed lists and watch events directly, as the reflector would.
+"""
+
+from typing import Any
+
+from manager.runtime.cache import Informer
+from manager.runtime.client import WatchEvent
+from manager.runtime.kinds import CONFIG_MAP
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, ...]] = []
+
+    def on_add(self, obj: dict[str, Any], is_in_initial_list: bool) -> None:
+        self.events.append(("add", obj["metadata"]["name"], str(is_in_initial_list)))
+
+    def on_update(self, old: dict[str, Any], new: dict[str, Any]) -> None:
+        rvs = f"{old['metadata']['resourceVersion']}->{new['metadata']['resourceVersion']}"
+        self.events.append(("update", new["metadata"]["name"], rvs))
+
+    def on_delete(self, obj: dict[str, Any]) -> None:
+        self.events.append(("delete", obj["metadata"]["name"]))
+
+
+def cm(name: str, rv: str) -> dict[str, Any]:
+    return {
+        "metadata": {
+            "name": name,
+            "namespace": "ns",
+            "resourceVersion": rv,
+            "managedFields": [{"manager": "kubectl"}],
+        },
+        "data": {"k": rv},
+    }
+
+
+def informer_with_recorder() -> tuple[Informer, Recorder]:
+    informer = Informer(None, CONFIG_MAP, "ns")
+    recorder = Recorder()
+    informer.add_event_handler(recorder)
+    return informer, recorder
+
+
+def test_the_first_list_is_delivered_as_initial_adds_and_marks_the_informer_synced() -> None:
+    informer, recorder = informer_with_recorder()
+    assert not informer.has_synced
+
+    informer.replace([cm("a", "1"), cm("b", "2")], "2")
+
+    assert informer.has_synced
+    assert sorted(recorder.events) == [("add", "a", "True"), ("add", "b", "True")]
+
+
+def test_cached_objects_lose_managed_fields_and_gain_their_kind() -> None:
+    informer, _ = informer_with_recorder()
+    informer.replace([cm("a", "1")], "1")
+
+    cached = informer.store.get("ns", "a")
+
+    assert cached is not None
+    assert "managedFields" not in cached["metadata"]
+    assert (cached["apiVersion"], cached["kind"]) == ("v1", "ConfigMap")
+
+
+def test_watch_events_become_adds_updates_and_deletes() -> None:
+    informer, recorder = informer_with_recorder()
+    informer.replace([cm("a", "1")], "1")
+    recorder.events.clear()
+
+    informer.apply(WatchEvent("ADDED", cm("b", "2")))
+    informer.apply(WatchEvent("MODIFIED", cm("a", "3")))
+    informer.apply(WatchEvent("DELETED", cm("b", "4")))
+
+    assert recorder.events == [("add", "b", "False"), ("update", "a", "1->3"), ("delete", "b")]
+    assert [o["metadata"]["name"] for o in informer.store.list()] == ["a"]
+
+
+def test_a_redelivered_version_and_a_delete_of_an_unknown_object_are_not_passed_on() -> None:
+    informer, recorder = informer_with_recorder()
+    informer.replace([cm("a", "1")], "1")
+    recorder.events.clear()
+
+    informer.apply(WatchEvent("MODIFIED", cm("a", "1")))
+    informer.apply(WatchEvent("DELETED", cm("never-seen", "5")))
+
+    assert recorder.events == []
+
+
+def test_a_relist_after_a_gap_replays_only_the_missed_changes() -> None:
+    informer, recorder = informer_with_recorder()
+    informer.replace([cm("kept", "1"), cm("changed", "2"), cm("deleted", "3")], "3")
+    recorder.events.clear()
+
+    informer.replace([cm("kept", "1"), cm("changed", "5"), cm("created", "6")], "7")
+
+    assert sorted(recorder.events) == [
+        ("add", "created", "False"),
+        ("delete", "deleted"),
+        ("update", "changed", "2->5"),
+    ]
+
+
+def test_a_handler_added_after_sync_gets_the_cached_objects_as_initial_adds() -> None:
+    informer, _ = informer_with_recorder()
+    informer.replace([cm("a", "1"), cm("b", "1")], "1")
+
+    late = Recorder()
+    informer.add_event_handler(late)
+
+    assert sorted(late.events) == [("add", "a", "True"), ("add", "b", "True")]
+
+
+def test_a_failing_handler_does_not_stop_the_others() -> None:
+    informer = Informer(None, CONFIG_MAP, "ns")
+
+    class Broken(Recorder):
+        def on_add(self, obj: dict[str, Any], is_in_initial_list: bool) -> None:
+            raise RuntimeError("bug in a handler")
+
+    recorder = Recorder()
+    informer.add_event_handler(Broken())
+    informer.add_event_handler(recorder)
+
+    informer.replace([cm("a", "1")], "1")
+    informer.apply(WatchEvent("ADDED", cm("b", "2")))
+
+    assert recorder.events == [("add", "a", "True"), ("add", "b", "False")]

@@ -1,0 +1,70 @@
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from aiohttp import web
+
+from manager.runtime.client.aiohttp_transport import AiohttpTransport
+from manager.runtime.client.transport import default_user_agent
+
+pytestmark = pytest.mark.anyio
+
+
+class Auth:
+    """What the transport reads of a kr8s `Api`'s credentials."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        self.token = "secret-token"
+
+    async def ssl_context(self) -> None:
+        return None
+
+
+class Api:
+    def __init__(self, server: str) -> None:
+        self.auth = Auth(server)
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[tuple[str, list[dict[str, str]]]]:
+    """A plain HTTP server recording the headers of every request it gets."""
+    seen: list[dict[str, str]] = []
+
+    async def record(request: web.Request) -> web.Response:
+        seen.append(dict(request.headers))
+        return web.json_response({})
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", record)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    yield f"http://127.0.0.1:{port}", seen
+    await runner.cleanup()
+
+
+async def test_requests_and_watches_carry_the_given_user_agent(
+    server: tuple[str, list[dict[str, Any]]],
+) -> None:
+    url, seen = server
+    transport = AiohttpTransport(Api(url), user_agent="my-operator/1.2.3 (linux/amd64)")
+    try:
+        await transport.request("GET", "/api/v1/namespaces")
+        async with transport.stream("/api/v1/configmaps", params={"watch": "true"}) as response:
+            await response.read()
+    finally:
+        await transport.aclose()
+
+    assert [h["User-Agent"] for h in seen] == ["my-operator/1.2.3 (linux/amd64)"] * 2
+    assert seen[0]["Authorization"] == "Bearer secret-token"
+
+
+async def test_without_a_user_agent_the_program_is_named_not_a_product() -> None:
+    transport = AiohttpTransport(Api("http://127.0.0.1:1"))
+
+    assert transport.user_agent == default_user_agent()
+    assert "dynamo" not in transport.user_agent
+    assert " python/" in transport.user_agent
