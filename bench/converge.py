@@ -390,6 +390,10 @@ async def create_floor_graph(
     objects = render_objects([graph], SETTINGS, default_namespace=namespace).objects
     components: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
     for obj in objects:
+        if not components and obj["kind"] != COMPONENT.kind:
+            # The namespace's shared discovery account, Role and RoleBinding: a few objects per
+            # namespace, left out of the floor (the operator's cost includes them).
+            continue
         if obj["kind"] == COMPONENT.kind:
             components.append((obj, []))
         else:

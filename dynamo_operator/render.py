@@ -4,9 +4,13 @@
 DynamoGraphDeployment yields its PVCs and DynamoComponentDeployments, and each DCD (generated or
 given) yields its Deployment or LeaderWorkerSets, Service, Ingress or VirtualService and autoscaler.
 Secrets of type ``kubernetes.io/dockerconfigjson`` among the documents feed pull-secret discovery.
-Objects come out in a stable order: documents in input order, and for each graph its PVCs, then
-per component (sorted by name) the DCD followed by its children. A base model's headless Service,
-shared by every component serving it, comes out once, after the first of them.
+What the graphs of a namespace share comes first, once per namespace: with Kubernetes discovery
+the account their pods run as (owned by each graph, or standalone component, of the documents)
+with its Role and RoleBinding, and the planner's ServiceAccount (and its RoleBinding when a
+``planner_cluster_role_name`` is given) where a graph has a planner. Then documents in input
+order: for each graph its PVCs, then per component (sorted by name) the DCD followed by its
+children. A base model's headless Service, shared by every component serving it, comes out once,
+after the first of them.
 """
 
 from __future__ import annotations
@@ -30,8 +34,12 @@ from dynamo_operator.builders import (
     BuildError,
     build_component_children,
     build_component_deployments,
+    build_discovery_access,
+    build_discovery_service_account,
     build_model_service_owners,
     build_persistent_volume_claims,
+    build_planner_access,
+    discovery_owner,
 )
 from dynamo_operator.errors import RenderError
 from dynamo_operator.pull_secrets import build_pull_secret_index, is_docker_config_secret
@@ -77,6 +85,16 @@ def _render_document(
         return  # nothing to create: models are discovered, secrets only feed discovery
     else:
         raise RenderError(f"unsupported kind {kind!r}")
+
+
+def _planner_access(
+    document: Mapping[str, Any], context: BuildContext, role_name: str | None
+) -> list[dict[str, Any]]:
+    if document.get("kind") != KIND_GRAPH_DEPLOYMENT:
+        return []
+    dgd = DynamoGraphDeployment.model_validate(document)
+    namespace = dgd.metadata.namespace or context.default_namespace
+    return build_planner_access(dgd, namespace, role_name)
 
 
 def _components_of(document: Mapping[str, Any], context: BuildContext) -> list[Mapping[str, Any]]:
@@ -129,6 +147,7 @@ def render_objects(
     settings: OperatorSettings,
     *,
     default_namespace: str = "default",
+    planner_cluster_role_name: str | None = None,
 ) -> RenderResult:
     pull_secrets = build_pull_secret_index(documents, default_namespace=default_namespace)
     context = BuildContext(
@@ -149,6 +168,33 @@ def render_objects(
             components, default_namespace=default_namespace
         ),
     )
+    if settings.discovery_backend == "kubernetes":
+        result.objects.extend(_discovery_access(components, default_namespace))
+    _for_each_document(
+        documents,
+        lambda document: result.objects.extend(
+            _planner_access(document, context, planner_cluster_role_name)
+        ),
+    )
     _for_each_document(documents, lambda document: _render_document(document, context, result))
     result.objects = _without_repeats(result.objects)
     return result
+
+
+def _discovery_access(
+    components: Iterable[Mapping[str, Any]], default_namespace: str
+) -> list[dict[str, Any]]:
+    """Per namespace, the discovery account owned by every graph (or standalone component) of
+    it among the documents, and its Role and RoleBinding."""
+    owners: dict[str, list[dict[str, Any]]] = {}
+    for dcd in components:
+        namespace = dcd["metadata"].get("namespace") or default_namespace
+        owner = discovery_owner(dcd)
+        if owner not in owners.setdefault(namespace, []):
+            owners[namespace].append(owner)
+    objects: list[dict[str, Any]] = []
+    for namespace, references in owners.items():
+        account = build_discovery_service_account(namespace)
+        account["metadata"]["ownerReferences"] = references
+        objects += [account, *build_discovery_access(namespace, account)]
+    return objects

@@ -32,6 +32,7 @@ from dynamo_operator.builders.service_account import (
     build_discovery_access,
     build_discovery_service_account,
     build_planner_access,
+    discovery_owner,
 )
 
 __all__ = [
@@ -50,4 +51,5 @@ __all__ = [
     "build_persistent_volume_claims",
     "build_planner_access",
     "build_shared_model_service",
+    "discovery_owner",
 ]

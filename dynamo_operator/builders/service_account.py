@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dynamo_operator.api import GROUP, DynamoGraphDeployment
+from dynamo_operator.api import GROUP, KIND_GRAPH_DEPLOYMENT, DynamoGraphDeployment
 from dynamo_operator.api.constants import ComponentType
 from dynamo_operator.builders.merge import JsonDict, copy_json
 from dynamo_operator.constants import (
@@ -66,19 +66,27 @@ def build_discovery_service_account(namespace: str) -> JsonDict:
     }
 
 
+def discovery_owner(dcd: Mapping[str, Any]) -> JsonDict:
+    """Who owns the discovery account for a component: its graph (its controller), or the
+    component itself when it has none. ``uid`` only when known (``render`` knows none)."""
+    metadata = dcd["metadata"]
+    for reference in metadata.get("ownerReferences") or ():
+        if reference.get("controller") and reference.get("kind") == KIND_GRAPH_DEPLOYMENT:
+            return _owner_reference(reference)
+    return _owner_reference({**metadata, "apiVersion": dcd["apiVersion"], "kind": dcd["kind"]})
+
+
+def _owner_reference(source: Mapping[str, Any]) -> JsonDict:
+    return {key: source[key] for key in ("apiVersion", "kind", "name", "uid") if source.get(key)}
+
+
 def build_discovery_access(namespace: str, service_account: Mapping[str, Any]) -> list[JsonDict]:
     """The Role and RoleBinding of the discovery account, owned by it (created from its live
-    copy: the owner reference needs its uid), so they go when it goes."""
+    copy: the owner reference needs its uid, left out when unknown), so they go when it goes."""
+    account = {**service_account["metadata"], "apiVersion": "v1", "kind": "ServiceAccount"}
     metadata = {
         **_shared_metadata(namespace, DISCOVERY_ACCESS_NAME),
-        "ownerReferences": [
-            {
-                "apiVersion": "v1",
-                "kind": "ServiceAccount",
-                "name": DISCOVERY_ACCESS_NAME,
-                "uid": service_account["metadata"]["uid"],
-            }
-        ],
+        "ownerReferences": [_owner_reference(account)],
     }
     role: JsonDict = {
         "apiVersion": "rbac.authorization.k8s.io/v1",

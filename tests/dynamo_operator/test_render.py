@@ -15,9 +15,7 @@ import pytest
 import yaml
 
 from dynamo_operator.errors import RenderError
-from dynamo_operator.render import (
-    render_objects,
-)
+from dynamo_operator.render import render_objects
 from dynamo_operator.settings import OperatorSettings
 
 GOLDEN = Path(__file__).parent / "builders" / "golden"
@@ -98,10 +96,15 @@ def test_objects_without_namespace_go_to_the_default_namespace() -> None:
     assert {obj["metadata"]["namespace"] for obj in result.objects} == {"elsewhere"}
 
 
+SHARED = {"ServiceAccount", "Role", "RoleBinding"}
+"""What the graphs of a namespace share rather than own as controller (discovery, planner)."""
+
+
 def test_every_child_but_created_claims_names_its_parent_as_controller() -> None:
     result = render_objects(load_documents("worker-vllm-volumes"), OperatorSettings())
-    assert len(result.objects) == 4
-    for obj in result.objects:
+    children = [obj for obj in result.objects if obj["kind"] not in SHARED]
+    assert len(children) == 4
+    for obj in children:
         if obj["kind"] == "PersistentVolumeClaim":
             # Claims hold data: deleting the graph must keep them, so nothing owns them.
             assert "ownerReferences" not in obj["metadata"]
@@ -116,6 +119,64 @@ def test_every_child_but_created_claims_names_its_parent_as_controller() -> None
             else "DynamoComponentDeployment"
         )
         assert owner["kind"] == expected_kind
+
+
+def _shared(objects: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, Any]]:
+    return {
+        (obj["kind"], obj["metadata"]["namespace"], obj["metadata"]["name"]): obj
+        for obj in objects
+        if obj["kind"] in SHARED
+    }
+
+
+def test_the_discovery_account_comes_first_once_per_namespace_owned_by_each_graph() -> None:
+    frontend = {"Frontend": {"componentType": "frontend"}}
+    second = {**_graph(frontend), "metadata": {"name": "h"}}
+    other = {**_graph(frontend), "metadata": {"name": "g", "namespace": "other"}}
+
+    objects = render_objects([_graph(frontend), second, other], OperatorSettings()).objects
+
+    shared = _shared(objects)
+    assert [obj["kind"] for obj in objects[:3]] == ["ServiceAccount", "Role", "RoleBinding"]
+    assert sorted(shared) == [
+        (kind, namespace, "dynamo-discovery")
+        for kind in ("Role", "RoleBinding", "ServiceAccount")
+        for namespace in ("default", "other")
+    ]
+    owners = shared["ServiceAccount", "default", "dynamo-discovery"]["metadata"]["ownerReferences"]
+    assert [(o["kind"], o["name"]) for o in owners] == [
+        ("DynamoGraphDeployment", "g"),
+        ("DynamoGraphDeployment", "h"),
+    ]
+    assert all("controller" not in owner for owner in owners)  # shared: none is the controller
+    role = shared["Role", "other", "dynamo-discovery"]
+    assert role["metadata"]["ownerReferences"] == [
+        {"apiVersion": "v1", "kind": "ServiceAccount", "name": "dynamo-discovery"}
+    ]
+    pods = [o["spec"]["template"]["spec"] for o in objects if o["kind"] == "Deployment"]
+    assert {pod["serviceAccountName"] for pod in pods} == {"dynamo-discovery"}
+
+
+def test_with_etcd_discovery_no_account_is_rendered() -> None:
+    graph = _graph({"Frontend": {"componentType": "frontend"}})
+
+    objects = render_objects([graph], OperatorSettings(etcd_addr="http://etcd:2379")).objects
+
+    assert _shared(objects) == {}
+
+
+def test_a_planner_gets_its_account_and_the_binding_to_the_given_role() -> None:
+    graph = _graph({"Planner": {"componentType": "planner"}})
+
+    without_role = _shared(render_objects([graph], OperatorSettings()).objects)
+    with_role = _shared(
+        render_objects([graph], OperatorSettings(), planner_cluster_role_name="planner").objects
+    )
+
+    assert ("ServiceAccount", "default", "planner-serviceaccount") in without_role
+    assert ("RoleBinding", "default", "planner-serviceaccount") not in without_role
+    binding = with_role["RoleBinding", "default", "planner-serviceaccount"]
+    assert binding["roleRef"]["name"] == "planner"
 
 
 def test_unknown_kind_is_a_render_error_naming_the_document() -> None:

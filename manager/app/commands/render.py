@@ -12,9 +12,7 @@ import sys
 from typing import get_args
 
 from dynamo_operator.errors import RenderError
-from dynamo_operator.render import (
-    render_objects,
-)
+from dynamo_operator.render import render_objects
 from dynamo_operator.settings import ALL_OPTIONAL_APIS, OptionalApi
 from manager.app.commands.documents import (
     EXIT_INVALID,
@@ -51,6 +49,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_operator_settings_arguments(parser)
     parser.add_argument(
+        "--planner-cluster-role-name",
+        default="",
+        metavar="NAME",
+        help="as for run: ClusterRole bound to planner-serviceaccount where a graph has a planner",
+    )
+    parser.add_argument(
         "--without",
         action="append",
         default=[],
@@ -72,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
             screened.renderable(),
             operator_settings_from_arguments(args, ALL_OPTIONAL_APIS - frozenset(args.without)),
             default_namespace=args.namespace,
+            planner_cluster_role_name=args.planner_cluster_role_name or None,
         )
     except RenderError as error:
         _diagnose(str(error))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from dynamo_operator.api import KIND_GRAPH_DEPLOYMENT, DynamoComponentDeployment
+from dynamo_operator.api import DynamoComponentDeployment
 from dynamo_operator.builders import (
     BuildContext,
     BuildError,
@@ -29,6 +29,7 @@ from dynamo_operator.builders import (
     build_discovery_service_account,
     build_model_service_owners,
     build_shared_model_service,
+    discovery_owner,
 )
 from dynamo_operator.constants import DISCOVERY_ACCESS_NAME, Annotations, Labels
 from dynamo_operator.pull_secrets import build_pull_secret_index
@@ -159,7 +160,7 @@ class ComponentDeploymentReconciler:
             self._client,
             self._reader,
             build_discovery_service_account(namespace),
-            _discovery_owner(dcd),
+            discovery_owner(dcd),
         )
         names = [f"ServiceAccount/{account['metadata']['name']}"] if created else []
         access = build_discovery_access(namespace, account)
@@ -221,20 +222,6 @@ class ComponentDeploymentReconciler:
         failed = derive.get("failure") is not None
         if event := derive_transition_event(dcd.get("status"), status, EVENTS, failed=failed):
             self._recorder.event(dcd, event.type, event.reason, event.message)
-
-
-def _discovery_owner(dcd: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The component's graph (its controller), or the component itself when it has none."""
-    metadata = dcd["metadata"]
-    for reference in metadata.get("ownerReferences") or ():
-        if reference.get("controller") and reference.get("kind") == KIND_GRAPH_DEPLOYMENT:
-            return dict(reference)
-    return {
-        "apiVersion": dcd["apiVersion"],
-        "kind": dcd["kind"],
-        "name": metadata["name"],
-        "uid": metadata["uid"],
-    }
 
 
 def discovery_access_requests(
