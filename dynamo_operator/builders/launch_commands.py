@@ -2,9 +2,9 @@
 
 Every multinode container runs ``/bin/sh -c <script>``. The user's command is turned into one shell
 string first, unwrapping an existing ``sh -c "<script>"`` instead of nesting it (upstream produced
-``... && /bin/sh -c python ...``, issue #5719). LeaderWorkerSet injects ``LWS_LEADER_ADDRESS``
-(``<lws>-<group>.<lws>.<namespace>``) and ``LWS_WORKER_INDEX`` (0 for the leader) into every pod;
-the scripts read them as shell variables.
+``... && /bin/sh -c python ...``, ai-dynamo/dynamo#5719). LeaderWorkerSet injects
+``LWS_LEADER_ADDRESS`` (``<lws>-<group>.<lws>.<namespace>``) and ``LWS_WORKER_INDEX`` (0 for the
+leader) into every pod; the scripts read them as shell variables.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def vllm_ray_leader_script(script: str) -> str:
 
 
 def vllm_ray_worker_script() -> str:
-    # Wait for the head instead of racing it (upstream issue #14108).
+    # Wait for the head instead of racing it (ai-dynamo/dynamo#14108).
     address = f"{LEADER}:{Ports.RAY_HEAD}"
     return (
         f"until ray health-check --address={address} >/dev/null 2>&1; do "

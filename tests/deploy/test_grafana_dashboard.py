@@ -28,7 +28,7 @@ from e2e.dashboard import (
     variable_queries,
 )
 
-# Reference §8: the upstream dashboard's rows and panels, by title.
+# The upstream operator dashboard's rows and panels, by title (ai-dynamo/dynamo's Grafana JSON).
 UPSTREAM_PANELS = {
     "Reconciliation Metrics": [
         "Reconciliation Rate",

@@ -1,6 +1,6 @@
 """Fuzz: validation answers any document, and `render` never crashes on what validation accepts.
 
-The second property is the one issue 12 asked for: `validate` called documents valid that
+The second property guards a past bug class: `validate` called documents valid that
 `render` then crashed on (`mainContainer.env: "A=1"`, `volumes: 5`, a string command in a
 multinode SGLang worker, `-tp 0`). Documents are drawn valid field by field except for the
 free-form pod parts, of which about one in three has a wrong shape, or with about one
@@ -45,7 +45,7 @@ def test_validation_answers_any_document_without_raising(
 
 
 @pytest.mark.parametrize("settings", SETTINGS.values(), ids=SETTINGS.keys())
-@hypothesis_settings(FUZZ, max_examples=500)  # the property issue 12 asked for: twice the budget
+@hypothesis_settings(FUZZ, max_examples=500)  # the render property: twice the budget
 @given(
     documents=st.lists(documents(wrong=0, loose=3) | documents(wrong=10), min_size=1, max_size=3)
 )
