@@ -31,9 +31,9 @@ from typing import Any
 import kr8s
 import yaml
 from kr8s.objects import new_class
-from localcluster import wait_for
 
 from e2e import chart
+from e2e.localcluster import wait_for
 
 BUILD_SCRIPT = (
     Path(__file__).resolve().parent.parent / "hack" / "control-plane" / "build-cert-manager.sh"
@@ -131,7 +131,8 @@ def _start(binary: Path, kubeconfig: Path, log_dir: Path, name: str) -> subproce
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            # Killed with the test process even when pytest itself is killed (see localcluster).
+            # Killed with the test process even when pytest itself is killed, as the harness's
+            # processes are (e2e/localcluster/processes.py).
             preexec_fn=_die_with_parent
             if threading.current_thread() is threading.main_thread()
             else None,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -32,10 +31,8 @@ class ChartError(RuntimeError):
 
 @functools.cache
 def helm() -> Path:
-    hack = str(ROOT / "hack")
-    if hack not in sys.path:
-        sys.path.insert(0, hack)
-    from localcluster import ensure_binaries
+    # Imported here: reading the charts (unit tests of deploy/) must not need the harness.
+    from e2e.localcluster import ensure_binaries
 
     return ensure_binaries(show_progress=False).helm
 

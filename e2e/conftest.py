@@ -1,6 +1,6 @@
 """End-to-end fixtures: a real Kubernetes API server for every test in ``e2e/``.
 
-By default the session starts the local control plane from ``hack/localcluster`` (building its
+By default the session starts the local control plane from ``e2e/localcluster`` (building its
 binaries first if the cache lacks them; a failed build fails the tests loudly, it never skips them).
 With ``DYNAMO_E2E_KUBECONFIG=<path>`` the tests run against that cluster instead (e.g. kind);
 tests that need to restart the apiserver, compact etcd or reach a webhook on 127.0.0.1 carry the
@@ -29,7 +29,6 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
-import sys
 import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -42,15 +41,10 @@ import pytest
 import yaml
 from kr8s.objects import Namespace, new_class
 
-_HACK = Path(__file__).resolve().parent.parent / "hack"
-if str(_HACK) not in sys.path:
-    sys.path.insert(0, str(_HACK))
-
-from localcluster import ControlPlane, LocalCluster, ensure_binaries, wait_for  # noqa: E402
-
-from e2e.graphs import World  # noqa: E402
-from e2e.operator_process import OperatorProcess, running_operator  # noqa: E402
-from manager.runtime.client import RestClient  # noqa: E402
+from e2e.graphs import World
+from e2e.localcluster import ControlPlane, LocalCluster, ensure_binaries, wait_for
+from e2e.operator_process import OperatorProcess, running_operator
+from manager.runtime.client import RestClient
 
 EXTERNAL_KUBECONFIG_ENV = "DYNAMO_E2E_KUBECONFIG"
 _WORKDIR_PREFIX = "dynamo-e2e-control-plane-"

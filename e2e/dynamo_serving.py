@@ -18,12 +18,11 @@ import urllib.request
 from collections.abc import Mapping
 from typing import Any
 
-from localcluster import AdminClient
-
 from dynamo_operator.builders import FRONTEND_READINESS_COMMAND
 from dynamo_operator.constants import Ports
 from e2e.dynamo_image import IMAGE, engine_command, mocker_command
 from e2e.graphs import GRAPH
+from e2e.localcluster import AdminClient
 from e2e.real_node import RealNodeCluster
 
 MODEL = "tiny"

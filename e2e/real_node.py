@@ -1,5 +1,5 @@
 """A real node for end-to-end tests: its own in-cluster control plane plus kubelet + containerd +
-kube-proxy (``hack/localcluster/real_node.py``), for tests that need Pods to really run.
+kube-proxy (``e2e/localcluster/realnode/real_node.py``), for tests that need Pods to really run.
 
 Opt-in: only modules that request the fixture start it. Import it under its fixture name::
 
@@ -49,9 +49,10 @@ from typing import Any
 import kr8s
 import pytest
 from kr8s.objects import Namespace, ServiceAccount
-from localcluster import LocalCluster, ensure_binaries, wait_for
-from localcluster.node_binaries import ensure_node_binaries
-from localcluster.real_node import RealNode, pod_placement
+
+from e2e.localcluster import LocalCluster, ensure_binaries, wait_for
+from e2e.localcluster.build import ensure_node_binaries
+from e2e.localcluster.realnode.real_node import RealNode, pod_placement
 
 PROBE_IMAGE = "localhost/realnode-probe:local"
 _WORKDIR_PREFIX = "dynamo-e2e-real-node-"

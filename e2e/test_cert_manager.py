@@ -25,7 +25,6 @@ import kr8s
 import pytest
 from cryptography import x509
 from kr8s.objects import Secret, new_class
-from localcluster import wait_for
 
 from e2e.cert_manager import (
     SERVING_SECRET,
@@ -41,6 +40,7 @@ from e2e.cert_manager import (
     service_dns_names,
     sync_secret_volume,
 )
+from e2e.localcluster import wait_for
 from e2e.operator_process import OperatorProcess, free_port, running_operator
 from e2e.test_webhooks import create_rejection, graph, invalid_graph, wait_until_webhook_denies
 from webhooks.certificates.operator_managed import FIELD_MANAGER

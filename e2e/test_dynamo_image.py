@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from localcluster import rss_bytes
 
 from e2e.dynamo_image import (
     IMAGE,
@@ -37,6 +36,7 @@ from e2e.dynamo_image import (
     mocker_command,
 )
 from e2e.dynamo_model import MAX_TOTAL_BYTES, MOCKER_TOKEN_IDS, model_files
+from e2e.localcluster import rss_bytes
 from e2e.operator_image import ImageArchive, run_in_rootfs
 
 pytestmark = pytest.mark.e2e

@@ -10,7 +10,8 @@ from typing import Any
 import kr8s
 import pytest
 from kr8s.objects import APIObject, ConfigMap, Deployment, Namespace, Node, Pod, new_class
-from localcluster import wait_for
+
+from e2e.localcluster import wait_for
 
 pytestmark = pytest.mark.e2e
 

@@ -18,8 +18,9 @@ import httpx
 import kr8s
 import pytest
 from kr8s.objects import APIObject, ConfigMap, new_class
-from localcluster import ControlPlane, wait_for
-from localcluster.pki import create_pki
+
+from e2e.localcluster import ControlPlane, wait_for
+from e2e.localcluster.controlplane.pki import create_pki
 
 pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
 

@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 import yaml
-from localcluster import ApiError, wait_for
 
 from e2e.chart import OPERATOR_CHART
 from e2e.graphs import (
@@ -39,6 +38,7 @@ from e2e.helm_install import (
     install,
     invalid_graph,
 )
+from e2e.localcluster import ApiError, wait_for
 from e2e.metrics_access import sample_sum, scrape
 from e2e.operator_image import operator_image_tar  # noqa: F401 (fixture)
 from e2e.real_node import RealNodeCluster, real_node_fixture  # noqa: F401 (fixture)

@@ -37,12 +37,12 @@ import anyio.to_thread
 import kr8s.asyncio
 import pytest
 import yaml
-from localcluster import LocalCluster, ensure_binaries, install_crd
-from localcluster.audit import read_audit_events
 
 from e2e import chart
 from e2e.conftest import CRD_DIR
 from e2e.graphs import World, eventually
+from e2e.localcluster import LocalCluster, ensure_binaries, install_crd
+from e2e.localcluster.controlplane.audit import read_audit_events
 from e2e.metrics_access import scrape
 from e2e.operator_process import OperatorProcess, free_port, start_operator
 from manager.app.kinds import COMPONENT, GRAPH

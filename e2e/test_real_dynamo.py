@@ -25,8 +25,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from localcluster import ApiError, ensure_binaries, rss_bytes, wait_for
-from localcluster.audit import read_audit_events
 
 from dynamo_operator.constants import Ports
 from e2e.chart import OPERATOR_CHART
@@ -47,6 +45,8 @@ from e2e.dynamo_serving import (
 )
 from e2e.graphs import GRAPH, is_converged
 from e2e.helm_install import CONVERGE, RELEASE, SYSTEM, Installed, install
+from e2e.localcluster import ApiError, ensure_binaries, rss_bytes, wait_for
+from e2e.localcluster.controlplane.audit import read_audit_events
 from e2e.operator_image import operator_image_tar  # noqa: F401 (fixture)
 from e2e.operator_process import free_port
 from e2e.real_node import RealNodeCluster, running_real_node

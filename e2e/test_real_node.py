@@ -19,12 +19,13 @@ from typing import Any
 
 import pytest
 from kr8s.objects import Event, Node, Pod, Service
-from localcluster import host_network, wait_for
-from localcluster.host_cleanup import kubepods_cgroups, pids_with_argument
-from localcluster.node_config import BRIDGE
-from localcluster.node_teardown import HostState, leftovers
-from localcluster.real_node import RealNode
 
+from e2e.localcluster import wait_for
+from e2e.localcluster.realnode import host_network
+from e2e.localcluster.realnode.host_cleanup import kubepods_cgroups, pids_with_argument
+from e2e.localcluster.realnode.node_config import BRIDGE
+from e2e.localcluster.realnode.node_teardown import HostState, leftovers
+from e2e.localcluster.realnode.real_node import RealNode
 from e2e.real_node import PROBE_IMAGE, RealNodeCluster, real_node_fixture  # noqa: F401
 
 pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
@@ -189,16 +190,15 @@ def test_stopping_the_node_removes_it_and_gives_the_host_back(
 
 
 # A harness of its own, killed with SIGKILL once its node runs a Pod: nothing stops the node.
+ROOT = Path(__file__).resolve().parents[1]
 _HARNESS = """
 import sys, time
 from pathlib import Path
-sys.path.insert(0, sys.argv[1])
-from localcluster import LocalCluster
-from localcluster.binaries import Binaries
-from localcluster.node_binaries import NodeBinaries
-from localcluster.real_node import RealNode
-cluster = LocalCluster.attach(Path(sys.argv[2]), Binaries(Path(), Path(), Path(), Path()))
-RealNode(cluster, NodeBinaries(Path(sys.argv[3]))).start()
+from e2e.localcluster import LocalCluster
+from e2e.localcluster.build import Binaries, NodeBinaries
+from e2e.localcluster.realnode.real_node import RealNode
+cluster = LocalCluster.attach(Path(sys.argv[1]), Binaries(Path(), Path(), Path(), Path()))
+RealNode(cluster, NodeBinaries(Path(sys.argv[2]))).start()
 print("started", flush=True)
 time.sleep(600)
 """
@@ -208,18 +208,17 @@ def test_a_node_whose_harness_was_killed_is_torn_down_by_the_next_reap(
     real_node: RealNodeCluster,
 ) -> None:
     real_node.node.stop()  # one node per machine: the fixture's makes room (a no-op if stopped)
-    hack = Path(__file__).resolve().parent.parent / "hack"
     harness = subprocess.Popen(
         [
             sys.executable,
             "-c",
             _HARNESS,
-            str(hack),
             str(real_node.cluster.workdir),
             str(real_node.node.binaries.directory),
         ],
         stdout=subprocess.PIPE,
         text=True,
+        cwd=ROOT,  # `python -c` puts the working directory first on sys.path: e2e is importable
     )
     try:
         assert harness.stdout is not None

@@ -26,9 +26,9 @@ import kr8s.asyncio
 import pytest
 import yaml
 from kr8s.objects import APIObject, Secret, new_class
-from localcluster import wait_for
 
 import dynamo_operator.validation
+from e2e.localcluster import wait_for
 from manager.runtime.client.aiohttp_transport import AiohttpTransport
 from manager.runtime.client.rest import RestClient
 from manager.runtime.tls.key_pair import LOCAL_IP_ADDRESSES

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .binaries import ensure_binaries
-from .cluster import LocalCluster
+from e2e.localcluster.build import ensure_binaries
+from e2e.localcluster.controlplane.cluster import LocalCluster
 
 
 @contextmanager

@@ -14,9 +14,9 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import host_cleanup, host_network
-from .node_config import BRIDGE, NodePaths
-from .processes import ManagedProcess
+from e2e.localcluster.processes import ManagedProcess
+from e2e.localcluster.realnode import host_cleanup, host_network
+from e2e.localcluster.realnode.node_config import BRIDGE, NodePaths
 
 # Shared directories the kubelet, containerd or the CNI plugins create when missing; whichever did
 # not exist before the node started is removed again. Not /run/netns: pod network namespaces live

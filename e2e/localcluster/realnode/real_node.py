@@ -26,16 +26,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import host_network, node_config, node_teardown
-from .admin_client import ApiError
-from .cluster import LocalCluster
-from .host_cleanup import MachineLock, RealNodeBusyError, pids_with_argument
-from .kwok_nodes import node_is_ready
-from .node_binaries import NodeBinaries
-from .node_config import NODE_NAME, TAINT_KEY, NodePaths
-from .node_teardown import HostState
-from .pki import write_kubeconfig
-from .processes import ManagedProcess, StartupError, rss_bytes, start_process, wait_until
+from e2e.localcluster.build import NodeBinaries
+from e2e.localcluster.controlplane.admin_client import ApiError
+from e2e.localcluster.controlplane.cluster import LocalCluster
+from e2e.localcluster.controlplane.kwok_nodes import node_is_ready
+from e2e.localcluster.controlplane.pki import write_kubeconfig
+from e2e.localcluster.processes import (
+    ManagedProcess,
+    StartupError,
+    rss_bytes,
+    start_process,
+    wait_until,
+)
+from e2e.localcluster.realnode import host_network, node_config, node_teardown
+from e2e.localcluster.realnode.host_cleanup import (
+    MachineLock,
+    RealNodeBusyError,
+    pids_with_argument,
+)
+from e2e.localcluster.realnode.node_config import NODE_NAME, TAINT_KEY, NodePaths
+from e2e.localcluster.realnode.node_teardown import HostState
 
 _TIMEOUT = 120.0
 _CONTAINERD = Path("/usr/bin/containerd")

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from localcluster.lws import webhook_configurations
+from e2e.localcluster.controlplane.lws import webhook_configurations
 
 _MANIFESTS = """\
 ---

@@ -3,7 +3,7 @@ them, never a rule of someone else."""
 
 from __future__ import annotations
 
-from localcluster.host_network import plan_iptables_cleanup
+from e2e.localcluster.realnode.host_network import plan_iptables_cleanup
 
 NAT = """\
 *nat

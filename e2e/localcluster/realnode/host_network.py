@@ -1,4 +1,4 @@
-"""The host's network settings a real node touches: its address, kernel sysctls, iptables chains
+"""The host's network settings a real node touches: kernel sysctls, iptables chains
 and the Pod bridge. Everything here is machine-wide, which is why one real node runs per machine.
 """
 
@@ -26,29 +26,6 @@ SYSCTLS = (
 OWNED_CHAIN_PREFIXES = ("KUBE-", "CNI-")
 _TABLES = ("filter", "nat", "mangle", "raw")
 _IPTABLES = ("iptables", "ip6tables")
-
-
-class HostNetworkError(RuntimeError):
-    """The host lacks something the real node needs (an address, a tool)."""
-
-
-def primary_ipv4() -> str:
-    """The address the host uses towards the default route (looked up, nothing is sent).
-
-    The kubelet refuses a loopback node IP, and Pods reach the apiserver at this address.
-    """
-    try:
-        route = subprocess.run(
-            ["ip", "-o", "-4", "route", "get", "1.1.1.1"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split()
-    except (OSError, subprocess.CalledProcessError) as error:
-        raise HostNetworkError(f"no IPv4 route to find the node IP: {error}") from None
-    if "src" not in route:
-        raise HostNetworkError(f"`ip route get` names no source address: {' '.join(route)}")
-    return route[route.index("src") + 1]
 
 
 def _sysctl_path(name: str) -> Path:

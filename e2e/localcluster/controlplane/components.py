@@ -10,8 +10,8 @@ import socket
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .binaries import Binaries
-from .pki import Pki
+from e2e.localcluster.build import Binaries
+from e2e.localcluster.controlplane.pki import Pki
 
 SERVICE_CLUSTER_IP_RANGE = "10.96.0.0/16"
 # The `kubernetes` Service's ClusterIP (first address of the range): in-cluster clients verify it.

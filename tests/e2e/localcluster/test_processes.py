@@ -7,10 +7,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from localcluster.processes import ManagedProcess, StartupError, start_process, wait_until
-from localcluster.waiting import wait_for
 
-_HACK = Path(__file__).resolve().parents[3] / "hack"
+from e2e.localcluster.processes import ManagedProcess, StartupError, start_process, wait_until
+from e2e.localcluster.waiting import wait_for
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_stop_ends_a_process_that_ignores_sigterm(tmp_path: Path) -> None:
@@ -50,10 +51,8 @@ def test_a_pid_now_running_another_program_is_not_considered_ours(tmp_path: Path
 def test_processes_die_with_the_harness_that_started_them(tmp_path: Path) -> None:
     harness = textwrap.dedent(
         f"""
-        import sys
         from pathlib import Path
-        sys.path.insert(0, {str(_HACK)!r})
-        from localcluster.processes import start_process
+        from e2e.localcluster.processes import start_process
         child = start_process("sleeper", ["/bin/sleep", "300"], log_dir=Path({str(tmp_path)!r}),
                               die_with_parent=True)
         print(child.pid, flush=True)
@@ -61,7 +60,7 @@ def test_processes_die_with_the_harness_that_started_them(tmp_path: Path) -> Non
     )
     # The harness exits without stopping its child, as a killed pytest would.
     output = subprocess.run(
-        [sys.executable, "-c", harness], capture_output=True, text=True, check=True
+        [sys.executable, "-c", harness], capture_output=True, text=True, check=True, cwd=ROOT
     )
     orphan = ManagedProcess("sleeper", int(output.stdout), Path("/bin/sleep"), tmp_path / "log")
 
@@ -71,7 +70,7 @@ def test_processes_die_with_the_harness_that_started_them(tmp_path: Path) -> Non
 def test_only_work_dirs_whose_processes_all_died_are_swept(tmp_path: Path) -> None:
     import json
 
-    from localcluster.cluster import LocalCluster
+    from e2e.localcluster.controlplane.cluster import LocalCluster
 
     own_binary = Path("/proc/self/cmdline").read_bytes().split(b"\0")[0].decode()
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import yaml
 from cryptography import x509
-from localcluster.pki import create_pki, write_kubeconfig
+
+from e2e.localcluster.controlplane.pki import create_pki, write_kubeconfig
 
 
 def test_admin_client_and_apiserver_authenticate_each_other_over_tls(tmp_path: Path) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from localcluster.binaries import Binaries
-from localcluster.components import Ports, apiserver_argv
-from localcluster.pki import load_pki
+from e2e.localcluster.build import Binaries
+from e2e.localcluster.controlplane.components import Ports, apiserver_argv
+from e2e.localcluster.controlplane.pki import load_pki
 
 BINARIES = Binaries(Path("/bin"), Path("/kwok"), Path("/helm"), Path("/lws"))
 PORTS = Ports(1, 2, 3, 4, 5, 6, 7, 8)

@@ -2,7 +2,8 @@
 
 ``up`` prints ``export KUBECONFIG=<path>`` as its last line (eval-able); a second ``up`` while
 one is serving reuses it. ``up --real-node`` starts the control plane in in-cluster mode and adds
-a real kubelet + containerd + kube-proxy node (``real_node.py``; one per machine). ``down`` stops
+a real kubelet + containerd + kube-proxy node (``realnode/real_node.py``; one per machine).
+``down`` stops
 every process ``up`` started, by PID, undoes the real node's host changes, and removes its
 directory.
 The pointer to the running cluster's temp directory lives in the build cache directory.
@@ -17,10 +18,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .binaries import ensure_binaries
-from .cluster import LocalCluster
-from .node_binaries import NodeBinaries, ensure_node_binaries
-from .real_node import RealNode
+from e2e.localcluster.build import NodeBinaries, ensure_binaries, ensure_node_binaries
+from e2e.localcluster.controlplane.cluster import LocalCluster
+from e2e.localcluster.realnode.real_node import RealNode
 
 _MIB = 1024 * 1024
 
@@ -106,7 +106,7 @@ def _attach(pointer: Path) -> LocalCluster | None:
     except OSError:
         return None
     # Stopping needs PIDs and paths only, not binaries: attach without triggering a build.
-    from .binaries import Binaries
+    from e2e.localcluster.build import Binaries
 
     placeholder = Binaries(Path(), Path(), Path(), Path())
     return LocalCluster.attach(workdir, placeholder)

@@ -5,7 +5,8 @@ fake GPU nodes, and the LeaderWorkerSet CRD and controller, all processes on 127
 take a Deployment at once. ``stop`` stops every process it started, by PID, in reverse order. The
 state file lets ``hack/local-cluster down`` (another process) stop a cluster ``up`` started.
 
-``create(..., in_cluster=True)`` (for a real node, ``real_node.py``) makes the apiserver usable from
+``create(..., in_cluster=True)`` (for a real node, ``realnode/real_node.py``) makes the apiserver
+usable from
 Pods: it listens on the node IP too, the ``kubernetes`` Service gets that endpoint, Pods get
 service-account tokens, kubelets are authorized as nodes (see ``components.apiserver_argv``). The
 default keeps everything on 127.0.0.1, as envtest does.
@@ -24,14 +25,24 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from . import components, kwok_nodes, lws
-from .admin_client import AdminClient, ApiError, insecure_health_ok
-from .audit import AUDIT_LOG, apiserver_audit_flags
-from .binaries import Binaries
-from .components import KUBERNETES_SERVICE_IP, KUBERNETES_SERVICE_NAMES, Ports
-from .host_network import primary_ipv4
-from .pki import Pki, create_pki, load_pki, write_kubeconfig
-from .processes import ManagedProcess, StartupError, rss_bytes, start_process, wait_until
+from e2e.localcluster.build import Binaries
+from e2e.localcluster.controlplane import components, kwok_nodes, lws
+from e2e.localcluster.controlplane.admin_client import AdminClient, ApiError, insecure_health_ok
+from e2e.localcluster.controlplane.audit import AUDIT_LOG, apiserver_audit_flags
+from e2e.localcluster.controlplane.components import (
+    KUBERNETES_SERVICE_IP,
+    KUBERNETES_SERVICE_NAMES,
+    Ports,
+)
+from e2e.localcluster.controlplane.host_address import primary_ipv4
+from e2e.localcluster.controlplane.pki import Pki, create_pki, load_pki, write_kubeconfig
+from e2e.localcluster.processes import (
+    ManagedProcess,
+    StartupError,
+    rss_bytes,
+    start_process,
+    wait_until,
+)
 
 _STATE_FILE = "state.json"
 # Generous: a loaded 2-core CI machine runs several of these at once.

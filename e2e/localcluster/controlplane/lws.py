@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from .pki import Pki
+from e2e.localcluster.controlplane.pki import Pki
 
 CRD_NAME = "leaderworkersets.leaderworkerset.x-k8s.io"
 _CRD_FILE = Path("config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml")

@@ -8,8 +8,9 @@ import tomllib
 from pathlib import Path
 
 import yaml
-from localcluster import node_config
-from localcluster.node_config import NodePaths
+
+from e2e.localcluster.realnode import node_config
+from e2e.localcluster.realnode.node_config import NodePaths
 
 PATHS = NodePaths(lib=Path("/var/lib/realnode"), run=Path("/run/realnode"))
 

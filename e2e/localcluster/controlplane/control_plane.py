@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cluster import LocalCluster
+from e2e.localcluster.controlplane.cluster import LocalCluster
 
 
 @dataclass

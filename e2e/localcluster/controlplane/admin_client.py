@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from .pki import Pki
+from e2e.localcluster.controlplane.pki import Pki
 
 _JSON = "application/json"
 
