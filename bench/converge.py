@@ -62,7 +62,8 @@ from bench import converge_profile
 from dynamo_operator.render import render_objects
 from dynamo_operator.settings import OperatorSettings
 from e2e.localcluster.controlplane import kwok_nodes
-from e2e.operator_process import OperatorProcess, free_port
+from e2e.support.operator_process import OperatorProcess
+from e2e.support.ports import free_port
 from manager.app.kinds import COMPONENT, GRAPH
 from manager.runtime.cache import Informer
 from manager.runtime.client import KindRegistry, NotFound, RestClient

@@ -30,7 +30,7 @@ import kr8s.asyncio
 from prometheus_client import REGISTRY
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from e2e.sample_controller import (
+from e2e.support.sample_controller import (
     IDENTITY,
     add_sample_controller,
     mutating_requests,

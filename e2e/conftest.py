@@ -39,29 +39,24 @@ import kr8s
 import kr8s.asyncio
 import pytest
 import yaml
-from kr8s.objects import Namespace, new_class
+from kr8s.objects import Namespace
 
-from e2e.graphs import World
-from e2e.localcluster import ControlPlane, LocalCluster, ensure_binaries, wait_for
-from e2e.operator_process import OperatorProcess, running_operator
+from e2e.localcluster import ControlPlane, LocalCluster, ensure_binaries
+from e2e.support.crds import install_crds
+from e2e.support.graphs import World
+from e2e.support.operator_process import OperatorProcess, running_operator
 from manager.runtime.client import RestClient
+
+# Fixtures of the support modules for the tests that ask for them by name (module- or
+# session-scoped, started only when asked for): the real node and the two image archives.
+pytest_plugins = [
+    "e2e.support.real_node",
+    "e2e.support.operator_image",
+    "e2e.support.dynamo_image",
+]
 
 EXTERNAL_KUBECONFIG_ENV = "DYNAMO_E2E_KUBECONFIG"
 _WORKDIR_PREFIX = "dynamo-e2e-control-plane-"
-CRD_DIR = (
-    Path(__file__).resolve().parent.parent
-    / "deploy"
-    / "helm"
-    / "dynamo-operator-crds"
-    / "generated"
-)
-
-CustomResourceDefinition = new_class(
-    "CustomResourceDefinition",
-    version="apiextensions.k8s.io/v1",
-    namespaced=False,
-    asyncio=False,
-)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -116,31 +111,7 @@ async def api(kubeconfig: Path) -> AsyncIterator[Any]:
 
 @pytest.fixture(scope="session")
 def installed_crds(kr8s_api: kr8s.Api) -> list[Any]:
-    installed = []
-    for manifest in _committed_crds():
-        crd = CustomResourceDefinition(manifest, api=kr8s_api)
-        if not crd.exists():  # another suite of this session may have installed the same files
-            crd.create()
-        wait_for(
-            f"CRD {manifest['metadata']['name']} Established", lambda c=crd: _is_established(c)
-        )
-        installed.append(crd)
-    return installed
-
-
-def _committed_crds() -> list[dict[str, Any]]:
-    return [
-        doc
-        for path in sorted(CRD_DIR.glob("*.yaml"))
-        for doc in yaml.safe_load_all(path.read_text())
-        if doc
-    ]
-
-
-def _is_established(crd: Any) -> bool:
-    crd.refresh()
-    conditions = (crd.raw.get("status") or {}).get("conditions") or []
-    return any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
+    return list(install_crds(kr8s_api))
 
 
 @pytest.fixture

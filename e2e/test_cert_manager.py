@@ -26,7 +26,8 @@ import pytest
 from cryptography import x509
 from kr8s.objects import Secret, new_class
 
-from e2e.cert_manager import (
+from e2e.localcluster import wait_for
+from e2e.support.cert_manager import (
     SERVING_SECRET,
     Certificate,
     CertManager,
@@ -40,9 +41,9 @@ from e2e.cert_manager import (
     service_dns_names,
     sync_secret_volume,
 )
-from e2e.localcluster import wait_for
-from e2e.operator_process import OperatorProcess, free_port, running_operator
-from e2e.test_webhooks import create_rejection, graph, invalid_graph, wait_until_webhook_denies
+from e2e.support.operator_process import OperatorProcess, running_operator
+from e2e.support.ports import free_port
+from e2e.support.webhooks import create_rejection, graph, invalid_graph, wait_until_webhook_denies
 from webhooks.certificates.operator_managed import FIELD_MANAGER
 from webhooks.manifests import UrlTarget, build_validating_webhook_configuration
 

@@ -25,19 +25,18 @@ from typing import Any
 
 import pytest
 
-from e2e.dynamo_image import (
+from e2e.localcluster import rss_bytes
+from e2e.support.dynamo_image import (
     IMAGE,
     LOOPBACK_ENV,
     MOCKER_HEALTH_ENV,
     USER,
-    dynamo_image_tar,  # noqa: F401 - the session fixture, used by the fixtures below
     engine_command,
     frontend_command,
     mocker_command,
 )
-from e2e.dynamo_model import MAX_TOTAL_BYTES, MOCKER_TOKEN_IDS, model_files
-from e2e.localcluster import rss_bytes
-from e2e.operator_image import ImageArchive, run_in_rootfs
+from e2e.support.dynamo_model import MAX_TOTAL_BYTES, MOCKER_TOKEN_IDS, model_files
+from e2e.support.operator_image import ImageArchive, run_in_rootfs
 
 pytestmark = pytest.mark.e2e
 
@@ -48,7 +47,7 @@ STARTUP_TIMEOUT = 90.0  # seconds; a start takes ~1 s idle, far more on a loaded
 
 
 @pytest.fixture(scope="module")
-def archive(dynamo_image_tar: Path) -> ImageArchive:  # noqa: F811 - the fixture imported above
+def archive(dynamo_image_tar: Path) -> ImageArchive:
     return ImageArchive(dynamo_image_tar)
 
 
@@ -144,7 +143,7 @@ def host(rootfs: Path, archive: ImageArchive, tmp_path: Path) -> Iterator[Host]:
         print(f"exit codes after SIGTERM: {codes}\n{machine.logs()}")  # shown when a test fails
 
 
-def free_port() -> int:
+def free_port_below_32768() -> int:
     """A port free on loopback now, below 32768: Dynamo 1.6.1 reads DYN_SYSTEM_PORT as an i16
     (a worker exits at start on 32779), so the kernel's ephemeral range (32768-60999) is no use."""
     while True:
@@ -234,7 +233,7 @@ def test_image_config_and_tools(
 def test_frontend_and_mocker_answer_a_chat(
     host: Host, record_property: Callable[[str, object], None]
 ) -> None:
-    http_port, system_port = free_port(), free_port()
+    http_port, system_port = free_port_below_32768(), free_port_below_32768()
     host.start("frontend", frontend_command(), {"DYN_HTTP_PORT": str(http_port)})
     worker_env = {"DYN_SYSTEM_PORT": str(system_port), **MOCKER_HEALTH_ENV}
     host.start("mocker", mocker_command(MODEL_DIR, MODEL), worker_env)
@@ -249,7 +248,7 @@ def test_frontend_and_mocker_answer_a_chat(
 def test_engine_loads_and_unloads_adapters_through_the_system_port(
     host: Host, record_property: Callable[[str, object], None]
 ) -> None:
-    port = free_port()
+    port = free_port_below_32768()
     argv = [*engine_command(MODEL_DIR, MODEL), "--fail-uri-prefix", FAILING_URI]
     host.start("engine", argv, {"DYN_SYSTEM_PORT": str(port), "DYN_LORA_ENABLED": "true"})
     host.wait_for("engine /health 200", lambda: answers_200(f"http://127.0.0.1:{port}/health"))
@@ -274,7 +273,7 @@ def test_engine_loads_and_unloads_adapters_through_the_system_port(
 
 
 def test_a_loaded_adapter_is_a_model_of_the_frontend(host: Host) -> None:
-    http_port, system_port = free_port(), free_port()
+    http_port, system_port = free_port_below_32768(), free_port_below_32768()
     host.start("frontend", frontend_command(), {"DYN_HTTP_PORT": str(http_port)})
     worker_env = {"DYN_SYSTEM_PORT": str(system_port), "DYN_LORA_ENABLED": "true"}
     host.start("engine", engine_command(MODEL_DIR, MODEL), worker_env)

@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 import yaml
 
-from e2e.chart import OPERATOR_CHART
-from e2e.graphs import (
+from e2e.localcluster import ApiError, wait_for
+from e2e.support.chart import OPERATOR_CHART
+from e2e.support.graphs import (
     COMPONENT,
     GRAPH,
     ROOT,
@@ -29,7 +30,7 @@ from e2e.graphs import (
     persistent_volume,
     small_graph,
 )
-from e2e.helm_install import (
+from e2e.support.helm_install import (
     CONVERGE,
     RELEASE,
     SYSTEM,
@@ -38,10 +39,8 @@ from e2e.helm_install import (
     install,
     invalid_graph,
 )
-from e2e.localcluster import ApiError, wait_for
-from e2e.metrics_access import sample_sum, scrape
-from e2e.operator_image import operator_image_tar  # noqa: F401 (fixture)
-from e2e.real_node import RealNodeCluster, real_node_fixture  # noqa: F401 (fixture)
+from e2e.support.metrics_access import sample_sum, scrape
+from e2e.support.real_node import RealNodeCluster
 
 pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
 
@@ -51,7 +50,7 @@ SAMPLE = ROOT / "examples" / "vllm-disagg.yaml"
 @pytest.fixture(scope="module")
 def installed(
     real_node: RealNodeCluster,
-    operator_image_tar: Path,  # noqa: F811 (fixture)
+    operator_image_tar: Path,
 ) -> Installed:
     return install(real_node, operator_image_tar)
 

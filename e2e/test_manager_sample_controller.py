@@ -11,7 +11,7 @@ import anyio
 import pytest
 from prometheus_client import REGISTRY
 
-from e2e.sample_controller import (
+from e2e.support.sample_controller import (
     IDENTITY,
     SUFFIX,
     add_sample_controller,

@@ -20,9 +20,9 @@ from typing import Any
 import anyio.to_thread
 import pytest
 
-from e2e.graphs import eventually
-from e2e.metrics_access import MetricsIdentities, apiserver_reviews, scrape
-from e2e.operator_process import OperatorProcess, running_operator, start_operator
+from e2e.support.metrics_access import MetricsIdentities, apiserver_reviews, scrape
+from e2e.support.operator_process import OperatorProcess, running_operator, start_operator
+from e2e.support.polling import eventually
 from manager.runtime.client import RestClient
 from manager.runtime.tls import generate_ca, generate_serving_pair
 

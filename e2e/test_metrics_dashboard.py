@@ -25,10 +25,12 @@ import anyio
 import anyio.to_thread
 import pytest
 
-from e2e.dashboard import load_dashboard, panel_queries, substitute, variable_queries
-from e2e.graphs import GRAPH, ROOT, World, eventually, small_graph
-from e2e.metrics_access import MetricsIdentities, sample_sum, scrape
-from e2e.operator_process import free_port, running_operator
+from e2e.support.dashboard import load_dashboard, panel_queries, substitute, variable_queries
+from e2e.support.graphs import GRAPH, ROOT, World, small_graph
+from e2e.support.metrics_access import MetricsIdentities, sample_sum, scrape
+from e2e.support.operator_process import running_operator
+from e2e.support.polling import eventually
+from e2e.support.ports import free_port
 from manager.runtime.client import ApiError, NotFound, RestClient
 from manager.runtime.kinds import NAMESPACE, ResourceKind
 from manager.runtime.tls import generate_ca, generate_serving_pair

@@ -16,17 +16,17 @@ from typing import Any
 import anyio
 import pytest
 
-from e2e.graphs import (
+from e2e.support.graphs import (
     COMPONENT,
     GRAPH,
     World,
     check_converged_children,
-    eventually,
     main_env,
     no_namespace_terminating,
     small_graph,
 )
-from e2e.operator_process import OperatorProcess, running_operator
+from e2e.support.operator_process import OperatorProcess, running_operator
+from e2e.support.polling import eventually
 from manager.runtime.client import TransportError
 from manager.runtime.kinds import DEPLOYMENT
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from e2e.graphs import (
+from e2e.support.graphs import (
     COMPONENT,
     EXAMPLE,
     FIXTURES,
@@ -24,12 +24,12 @@ from e2e.graphs import (
     World,
     check_converged_children,
     condition,
-    eventually,
     load_graph,
     persistent_volume,
     seed_graph,
     small_graph,
 )
+from e2e.support.polling import eventually
 from manager.runtime.kinds import (
     DEPLOYMENT,
     INGRESS,

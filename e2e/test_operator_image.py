@@ -8,7 +8,6 @@ with chroot (root on the host, as the build needs).
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import time
 import urllib.error
@@ -18,12 +17,12 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from e2e.operator_image import (
+from e2e.support.operator_image import (
     IMAGE,
     ImageArchive,
-    operator_image_tar,  # noqa: F401 - the session fixture, used by the fixtures below
     run_in_rootfs,
 )
+from e2e.support.ports import free_port
 
 pytestmark = pytest.mark.e2e
 
@@ -39,7 +38,7 @@ BIN_DIRS = frozenset({"bin", "sbin", "usr/bin", "usr/sbin", "usr/local/bin", "op
 
 
 @pytest.fixture(scope="module")
-def archive(operator_image_tar: Path) -> ImageArchive:  # noqa: F811 - the fixture imported above
+def archive(operator_image_tar: Path) -> ImageArchive:
     return ImageArchive(operator_image_tar)
 
 
@@ -147,7 +146,7 @@ def test_operator_serves_health_and_stops_cleanly_on_a_read_only_root(
     """``run`` as the chart starts it (secure metrics make a certificate at start), with an API
     server that refuses connections: it must serve /healthz, write nothing outside /tmp (the root
     is read-only, so a write there would fail it) and exit 0 on SIGTERM."""
-    health, metrics = _free_port(), _free_port()
+    health, metrics = free_port(), free_port()
     (tmp_path / "kubeconfig").write_text(_UNREACHABLE_KUBECONFIG)
     argv = [
         "run",
@@ -204,13 +203,6 @@ def _run(
     )
     stdout, stderr = process.communicate(timeout=60)
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _wait_for_status(url: str, process: subprocess.Popen[str], timeout: float = 30) -> int:

@@ -11,17 +11,17 @@ headless Service, and the EndpointSlices the cluster publishes for it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-import anyio
 import pytest
 
-from e2e.lora_workers import PORT, Call, Worker, WorkerNetwork, worker_network
-from e2e.operator_process import OperatorProcess
+from e2e.support import polling
+from e2e.support.lora_workers import PORT, Call, Worker, WorkerNetwork, worker_network
+from e2e.support.operator_process import OperatorProcess
 from manager.runtime.client import NotFound, RestClient
 from manager.runtime.kinds import ENDPOINT_SLICE, EVENT, POD, SERVICE, ResourceKind
 
@@ -51,17 +51,8 @@ def condition(obj: Mapping[str, Any], condition_type: str) -> dict[str, Any]:
     return {}
 
 
-async def eventually(
-    description: str, probe: Callable[[], Awaitable[T | None]], *, within: float = 60.0
-) -> T:
-    deadline = time.monotonic() + within
-    last: T | None = None
-    while time.monotonic() < deadline:
-        last = await probe()
-        if last:
-            return last
-        await anyio.sleep(0.25)
-    raise TimeoutError(f"timed out after {within:.0f}s waiting for {description}; last: {last!r}")
+# Models settle fast (no Pods): a shorter bound and a tighter poll than the graphs'.
+eventually = functools.partial(polling.eventually, within=60.0, interval=0.25)
 
 
 class Cluster:

@@ -34,9 +34,11 @@ import pytest
 import yaml
 from kr8s.objects import Namespace
 
-from e2e import chart
-from e2e.graphs import GRAPH, World, eventually, is_converged, recorded, small_graph
-from e2e.operator_process import OperatorProcess, free_port, start_operator
+from e2e.support import chart
+from e2e.support.graphs import GRAPH, World, is_converged, recorded, small_graph
+from e2e.support.operator_process import OperatorProcess, start_operator
+from e2e.support.polling import eventually
+from e2e.support.ports import free_port
 from manager.runtime import LEASE, SECRET, SERVICE_ACCOUNT, ResourceKind
 from manager.runtime.client import NotFound, RestClient
 from webhooks import (

@@ -17,18 +17,18 @@ from typing import Any
 import anyio
 import pytest
 
-from e2e.graphs import (
+from e2e.support.graphs import (
     COMPONENT,
     GRAPH,
     USER,
     World,
     component_name,
     controller_of,
-    eventually,
     no_namespace_terminating,
     small_graph,
 )
-from e2e.operator_process import OperatorProcess, running_operator, start_operator
+from e2e.support.operator_process import OperatorProcess, running_operator, start_operator
+from e2e.support.polling import eventually
 from manager.runtime.client import NotFound, RestClient
 from manager.runtime.kinds import DEPLOYMENT, NAMESPACE, SERVICE
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from e2e.operator_process import free_port, start_operator
+from e2e.support.operator_process import start_operator
+from e2e.support.ports import free_port
 
 pytestmark = pytest.mark.e2e
 

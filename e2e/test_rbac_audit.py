@@ -38,13 +38,15 @@ import kr8s.asyncio
 import pytest
 import yaml
 
-from e2e import chart
-from e2e.conftest import CRD_DIR
-from e2e.graphs import World, eventually
 from e2e.localcluster import LocalCluster, ensure_binaries, install_crd
 from e2e.localcluster.controlplane.audit import read_audit_events
-from e2e.metrics_access import scrape
-from e2e.operator_process import OperatorProcess, free_port, start_operator
+from e2e.support import chart
+from e2e.support.crds import CRD_DIR
+from e2e.support.graphs import World
+from e2e.support.metrics_access import scrape
+from e2e.support.operator_process import OperatorProcess, start_operator
+from e2e.support.polling import eventually
+from e2e.support.ports import free_port
 from manager.app.kinds import COMPONENT, GRAPH
 from manager.runtime import (
     DEPLOYMENT,

@@ -27,10 +27,11 @@ from typing import Any
 import pytest
 
 from dynamo_operator.constants import Ports
-from e2e.chart import OPERATOR_CHART
-from e2e.dynamo_image import dynamo_image_tar  # noqa: F401 (fixture)
-from e2e.dynamo_model import model_files
-from e2e.dynamo_serving import (
+from e2e.localcluster import ApiError, ensure_binaries, rss_bytes, wait_for
+from e2e.localcluster.controlplane.audit import read_audit_events
+from e2e.support.chart import OPERATOR_CHART
+from e2e.support.dynamo_model import model_files
+from e2e.support.dynamo_serving import (
     MODEL,
     HttpError,
     aggregated_graph,
@@ -43,13 +44,10 @@ from e2e.dynamo_serving import (
     model_config_map,
     wait_until_answering,
 )
-from e2e.graphs import GRAPH, is_converged
-from e2e.helm_install import CONVERGE, RELEASE, SYSTEM, Installed, install
-from e2e.localcluster import ApiError, ensure_binaries, rss_bytes, wait_for
-from e2e.localcluster.controlplane.audit import read_audit_events
-from e2e.operator_image import operator_image_tar  # noqa: F401 (fixture)
-from e2e.operator_process import free_port
-from e2e.real_node import RealNodeCluster, running_real_node
+from e2e.support.graphs import GRAPH, is_converged
+from e2e.support.helm_install import CONVERGE, RELEASE, SYSTEM, Installed, install
+from e2e.support.ports import free_port
+from e2e.support.real_node import RealNodeCluster, running_real_node
 
 pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
 
@@ -110,8 +108,8 @@ def real_node() -> Iterator[RealNodeCluster]:
 @pytest.fixture(scope="module")
 def serving(
     real_node: RealNodeCluster,
-    operator_image_tar: Path,  # noqa: F811 (fixture)
-    dynamo_image_tar: Path,  # noqa: F811 (fixture)
+    operator_image_tar: Path,
+    dynamo_image_tar: Path,
 ) -> Serving:
     real_node.import_image(dynamo_image_tar)
     installed = install(real_node, operator_image_tar)

@@ -26,7 +26,7 @@ from e2e.localcluster.realnode.host_cleanup import kubepods_cgroups, pids_with_a
 from e2e.localcluster.realnode.node_config import BRIDGE
 from e2e.localcluster.realnode.node_teardown import HostState, leftovers
 from e2e.localcluster.realnode.real_node import RealNode
-from e2e.real_node import PROBE_IMAGE, RealNodeCluster, real_node_fixture  # noqa: F401
+from e2e.support.real_node import PROBE_IMAGE, RealNodeCluster
 
 pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
 

@@ -11,24 +11,29 @@ from __future__ import annotations
 import base64
 import functools
 import re
-import socket
 import subprocess
 import sys
-import uuid
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import anyio.from_thread
 import kr8s
 import kr8s.asyncio
 import pytest
-import yaml
-from kr8s.objects import APIObject, Secret, new_class
+from kr8s.objects import Secret
 
 import dynamo_operator.validation
-from e2e.localcluster import wait_for
+from e2e.support.crds import install_crds
+from e2e.support.ports import free_port
+from e2e.support.webhooks import (
+    DynamoGraphDeployment,
+    create_configuration,
+    create_rejection,
+    graph,
+    invalid_graph,
+    wait_until_webhook_denies,
+)
 from manager.runtime.client.aiohttp_transport import AiohttpTransport
 from manager.runtime.client.rest import RestClient
 from manager.runtime.tls.key_pair import LOCAL_IP_ADDRESSES
@@ -38,107 +43,14 @@ from webhooks.certificates.operator_managed import (
     OperatorManagedCertificates,
 )
 from webhooks.certificates.rotation import CertificatePolicy, ManagedCertificates
-from webhooks.manifests import UrlTarget, build_validating_webhook_configuration
 from webhooks.server import WebhookServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
 
-CRD_DIR = (
-    Path(__file__).resolve().parent.parent
-    / "deploy"
-    / "helm"
-    / "dynamo-operator-crds"
-    / "generated"
-)
-CustomResourceDefinition = new_class(
-    "CustomResourceDefinition", "apiextensions.k8s.io/v1", namespaced=False
-)
-ValidatingWebhookConfiguration = new_class(
-    "ValidatingWebhookConfiguration", "admissionregistration.k8s.io/v1", namespaced=False
-)
-DynamoGraphDeployment = new_class("DynamoGraphDeployment", "nvidia.com/v1alpha1", namespaced=True)
-
-
-def graph(namespace: str, name: str = "llm") -> dict[str, Any]:
-    return {
-        "apiVersion": "nvidia.com/v1alpha1",
-        "kind": "DynamoGraphDeployment",
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {
-            "backendFramework": "vllm",
-            "services": {
-                "Frontend": {"componentType": "frontend", "replicas": 1},
-                "VllmWorker": {"componentType": "worker", "replicas": 1},
-            },
-        },
-    }
-
-
-def invalid_graph(namespace: str) -> dict[str, Any]:
-    # Accepted by the CRD schema, refused by the validator: only the webhook can deny it.
-    document = graph(namespace, name=f"bad-{uuid.uuid4().hex[:6]}")
-    document["spec"]["services"]["Frontend"]["ingress"] = {"enabled": True}
-    return document
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
 
 @pytest.fixture(scope="module")
 def crds(kr8s_api: kr8s.Api) -> None:
-    for path in sorted(CRD_DIR.glob("*.yaml")):
-        document = yaml.safe_load(path.read_text())
-        crd = CustomResourceDefinition(document, api=kr8s_api)
-        if not crd.exists():
-            try:
-                crd.create()
-            except kr8s.ServerError as error:  # created by a parallel test meanwhile
-                if "already exists" not in str(error):
-                    raise
-
-        def established(crd: APIObject = crd) -> bool:
-            crd.refresh()
-            conditions = (crd.raw.get("status") or {}).get("conditions") or []
-            return any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
-
-        wait_for(f"CRD {crd.name} established", established, timeout=30)
-
-
-def create_configuration(
-    api: kr8s.Api, namespace: str, port: int, ca_pem: bytes | None
-) -> APIObject:
-    document = build_validating_webhook_configuration(
-        UrlTarget(f"https://127.0.0.1:{port}"),
-        name=f"dynamo-e2e-{namespace}",
-        operator_namespace=namespace,
-        ca_bundle_pem=ca_pem,
-        namespace_selector={"matchLabels": {"kubernetes.io/metadata.name": namespace}},
-    )
-    configuration = ValidatingWebhookConfiguration(document, api=api)
-    configuration.create()
-    return configuration
-
-
-def create_rejection(api: kr8s.Api, document: dict[str, Any]) -> str:
-    """Create ``document`` and return the apiserver's refusal message ('' when it was stored)."""
-    try:
-        DynamoGraphDeployment(document, api=api).create()
-    except kr8s.ServerError as error:
-        return str(error)
-    return ""
-
-
-def wait_until_webhook_denies(api: kr8s.Api, namespace: str) -> None:
-    """The apiserver picks up new configurations asynchronously; probe with invalid objects
-    (each has its own name, so a probe stored before the webhook was active disturbs nothing)."""
-    wait_for(
-        "the webhook to deny an invalid DynamoGraphDeployment",
-        lambda: "admission webhook" in create_rejection(api, invalid_graph(namespace)),
-        timeout=30,
-    )
+    install_crds(kr8s_api)
 
 
 @pytest.fixture

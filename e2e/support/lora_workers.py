@@ -216,7 +216,7 @@ def _free_subnet() -> ipaddress.IPv4Network:
         if word[0].isdigit()
     ]
     for _ in range(100):
-        candidate = ipaddress.ip_network(
+        candidate = ipaddress.IPv4Network(
             f"10.{random.randint(64, 127)}.{random.randint(0, 255)}.0/24"
         )
         if not any(candidate.overlaps(network) for network in used):

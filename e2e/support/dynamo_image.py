@@ -31,7 +31,7 @@ from typing import Final
 
 import pytest
 
-from e2e.operator_image import ROOT, run_image_build
+from e2e.support.operator_image import ROOT, run_image_build
 
 BUILD_SCRIPT: Final = ROOT / "hack" / "image" / "build-dynamo.sh"
 IMAGE: Final = "localhost/dynamo-cpu:dev"

@@ -32,11 +32,11 @@ import kr8s
 import yaml
 from kr8s.objects import new_class
 
-from e2e import chart
 from e2e.localcluster import wait_for
+from e2e.support import chart
 
 BUILD_SCRIPT = (
-    Path(__file__).resolve().parent.parent / "hack" / "control-plane" / "build-cert-manager.sh"
+    Path(__file__).resolve().parents[2] / "hack" / "control-plane" / "build-cert-manager.sh"
 )
 INJECT_CA_FROM = "cert-manager.io/inject-ca-from"
 SERVING_SECRET = "webhook-server-cert"  # upstream's webhook.certificateSecret.name

@@ -1,9 +1,10 @@
 """A real node for end-to-end tests: its own in-cluster control plane plus kubelet + containerd +
 kube-proxy (``e2e/localcluster/realnode/real_node.py``), for tests that need Pods to really run.
 
-Opt-in: only modules that request the fixture start it. Import it under its fixture name::
+Opt-in: only modules that request the fixture start it (``e2e/conftest.py`` registers this module
+as a pytest plugin)::
 
-    from e2e.real_node import RealNodeCluster, real_node_fixture  # noqa: F401
+    from e2e.support.real_node import RealNodeCluster
 
     def test_something(real_node: RealNodeCluster) -> None: ...
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DASHBOARD = ROOT / "deploy" / "helm" / "dynamo-operator" / "dashboards" / "dynamo-operator.json"
 
 _VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")

@@ -20,10 +20,10 @@ from typing import Any
 
 from dynamo_operator.builders import FRONTEND_READINESS_COMMAND
 from dynamo_operator.constants import Ports
-from e2e.dynamo_image import IMAGE, engine_command, mocker_command
-from e2e.graphs import GRAPH
 from e2e.localcluster import AdminClient
-from e2e.real_node import RealNodeCluster
+from e2e.support.dynamo_image import IMAGE, engine_command, mocker_command
+from e2e.support.graphs import GRAPH
+from e2e.support.real_node import RealNodeCluster
 
 MODEL = "tiny"
 MODEL_DIR = "/models/tiny"

@@ -110,8 +110,8 @@ class MetricsIdentities:
                 await self.rest.delete(kind, None, self.role)
 
     async def _service_account(self, name: str) -> None:
-        body = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name}}
-        body["metadata"]["namespace"] = self.namespace
+        metadata = {"name": name, "namespace": self.namespace}
+        body = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata}
         await self.rest.create(SERVICE_ACCOUNT, body, field_manager=FIELD_MANAGER)
 
     async def _bind_reader(self, name: str) -> None:

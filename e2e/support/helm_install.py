@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from e2e.chart import CRD_CHART, OPERATOR_CHART, run_helm
-from e2e.graphs import GRAPH, ROOT, is_converged, small_graph
 from e2e.localcluster import AdminClient, ApiError, wait_for
-from e2e.real_node import RealNodeCluster
+from e2e.support.chart import CRD_CHART, OPERATOR_CHART, run_helm
+from e2e.support.graphs import GRAPH, ROOT, is_converged, small_graph
+from e2e.support.real_node import RealNodeCluster
 
 RELEASE = "dynamo-operator"
 SYSTEM = "dynamo-system"

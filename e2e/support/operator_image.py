@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BUILD_SCRIPT = ROOT / "hack" / "image" / "build.sh"
 IMAGE = "localhost/dynamo-operator:dev"
 WHITEOUT_PREFIX = ".wh."

@@ -9,16 +9,17 @@ generous timeout and never measures time. The graph manifests are the repository
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import copy
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
 import yaml
 
+from e2e.support.polling import CONVERGE_TIMEOUT, eventually
 from manager.runtime.client import NotFound, RestClient
 from manager.runtime.kinds import (
     DEPLOYMENT,
@@ -30,14 +31,12 @@ from manager.runtime.kinds import (
 )
 
 T = TypeVar("T")
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "vllm-disagg.yaml"
 FIXTURES = ROOT / "tests" / "fixtures" / "graphs"
 IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.7.0"
 USER = "kubectl"
 """The field manager of the test's own writes: what a user's `kubectl` would be."""
-CONVERGE_TIMEOUT = 240.0
-"""Upper bound for a graph to converge on a loaded 2-core machine; never asserted."""
 
 GRAPH = ResourceKind("nvidia.com/v1alpha1", "DynamoGraphDeployment", "dynamographdeployments", True)
 COMPONENT = ResourceKind(
@@ -155,7 +154,7 @@ def controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 def is_controlled_by(obj: Mapping[str, Any], owner: Mapping[str, Any]) -> bool:
     reference = controller_of(obj) or {}
-    return (
+    return bool(
         reference.get("uid") == owner["metadata"]["uid"]
         and reference.get("kind") == owner["kind"]
         and reference.get("name") == owner["metadata"]["name"]
@@ -182,25 +181,6 @@ def is_converged(graph: Mapping[str, Any]) -> bool:
 
 
 # -- waiting and watching -------------------------------------------------------------------------
-
-
-async def eventually(
-    description: str,
-    probe: Callable[[], Awaitable[T | None]],
-    *,
-    within: float = CONVERGE_TIMEOUT,
-    interval: float = 0.5,
-) -> T:
-    """Await `probe` until it returns something truthy, and return that; on timeout, fail
-    naming what was awaited and the last value seen."""
-    deadline = time.monotonic() + within
-    last: T | None = None
-    while time.monotonic() < deadline:
-        last = await probe()
-        if last:
-            return last
-        await anyio.sleep(interval)
-    raise TimeoutError(f"timed out after {within:.0f}s waiting for {description}; last: {last!r}")
 
 
 @contextlib.asynccontextmanager
@@ -263,7 +243,7 @@ class World:
 
     async def events(
         self, name: str, *, reason: str | None = None, kind: str = GRAPH.kind
-    ) -> list[dict[str, Any]]:
+    ) -> builtins.list[dict[str, Any]]:
         selector = f"involvedObject.name={name},involvedObject.kind={kind}"
         if reason is not None:
             selector += f",reason={reason}"
@@ -300,7 +280,7 @@ class World:
             f"DGD {self.namespace}/{name} successful", successful, within=within
         )
 
-    async def all_converged(self, names: Iterable[str]) -> list[dict[str, Any]]:
+    async def all_converged(self, names: Iterable[str]) -> builtins.list[dict[str, Any]]:
         return [await self.converged(name) for name in names]
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHARTS = ROOT / "deploy" / "helm"
 OPERATOR_CHART = CHARTS / "dynamo-operator"
 CRD_CHART = CHARTS / "dynamo-operator-crds"

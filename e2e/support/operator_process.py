@@ -11,7 +11,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,13 +23,9 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from e2e.support.ports import free_port
+
 STARTUP_TIMEOUT = 120.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass
@@ -178,7 +173,7 @@ def start_operator(
             stdout=log_file,
             stderr=subprocess.STDOUT,
             env=environment,
-            cwd=Path(__file__).resolve().parent.parent,
+            cwd=Path(__file__).resolve().parents[2],
         )
     return OperatorProcess(process, log_path, metrics_port, health_port, tuple(arguments))
 
