@@ -10,7 +10,8 @@ The vocabulary holds more than 2,000 tokens because the mocker answers with toke
 [1000, 2000): with fewer, its answers have no text (``content: null``).
 Everything is deterministic: the text comes from a seeded generator, and the trainer makes the
 same merges from the same text (the same bytes in repeated runs and processes, with tokenizers
-0.23; ``e2e/test_dynamo_image.py`` checks it), so a ConfigMap holding the files never changes.
+0.23; ``e2e/install/test_dynamo_image.py`` checks it), so a ConfigMap holding the files never
+changes.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@ ServiceAccount makes, at Metadata level (who, verb, resource, subresource, names
 response code, the authorizer's decision), as JSON lines in ``<workdir>/audit.log``.
 
 Only ServiceAccounts are logged, and no request bodies, so the log stays small and the apiserver
-barely slows down; ``e2e/test_rbac_audit.py`` derives the permissions an operator really uses
-from it. Off by default: the session cluster of the e2e suite runs without it.
+barely slows down; ``e2e/install/test_rbac_audit.py`` derives the permissions an operator
+really uses from it. Off by default: the session cluster of the e2e suite runs without it.
 """
 
 from __future__ import annotations

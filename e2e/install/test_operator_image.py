@@ -26,7 +26,7 @@ from e2e.support.ports import free_port
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NON_ROOT = "65532:65532"
 PACKAGES = ("dynamo_operator", "manager", "webhooks")
 # Compilers and build tools the final image must not ship (in any layer: a file deleted by an upper

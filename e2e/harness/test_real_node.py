@@ -190,7 +190,7 @@ def test_stopping_the_node_removes_it_and_gives_the_host_back(
 
 
 # A harness of its own, killed with SIGKILL once its node runs a Pod: nothing stops the node.
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 _HARNESS = """
 import sys, time
 from pathlib import Path

@@ -82,7 +82,7 @@ def test_no_credentials_is_one_clear_line_and_exit_1(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=60,
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=Path(__file__).resolve().parents[2],
     )
     assert done.returncode == 1
     assert [e["msg"] for e in _errors(done.stdout)] == ["no Kubernetes credentials"]
