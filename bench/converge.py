@@ -58,13 +58,12 @@ import yaml
 from prometheus_client import REGISTRY
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hack"))
-from localcluster import kwok_nodes  # type: ignore[import-not-found]
-
 from bench import converge_profile
 from dynamo_operator.render import render_objects
 from dynamo_operator.settings import OperatorSettings
-from e2e.operator_process import OperatorProcess, free_port
+from e2e.localcluster.controlplane import kwok_nodes
+from e2e.support.operator_process import OperatorProcess
+from e2e.support.ports import free_port
 from manager.app.kinds import COMPONENT, GRAPH
 from manager.runtime.cache import Informer
 from manager.runtime.client import KindRegistry, NotFound, RestClient
@@ -92,7 +91,7 @@ SAMPLE_SECONDS = 5.0
 
 
 def kubeconfig() -> AbstractContextManager[Path]:
-    from localcluster import kubeconfig_or_local_cluster
+    from e2e.localcluster import kubeconfig_or_local_cluster
 
     cluster: AbstractContextManager[Path] = kubeconfig_or_local_cluster(prefix="bench-converge-")
     return cluster

@@ -15,7 +15,7 @@ objects' JSON as the server sends it (`json_bytes`, with managedFields) and with
 
     python bench/informer_sync.py [--objects 10000] [--rounds 3]
 
-Uses KUBECONFIG when set, else starts the local control plane from hack/localcluster (binaries
+Uses KUBECONFIG when set, else starts the local control plane from e2e/localcluster (binaries
 built and cached on first use). The last line is `key=value` pairs.
 """
 
@@ -46,8 +46,8 @@ CONFIG_FILE = "\n".join(f"setting_{i}: value-{i}-{'x' * 12}" for i in range(8))
 
 
 def kubeconfig() -> AbstractContextManager[Path]:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hack"))
-    from localcluster import kubeconfig_or_local_cluster  # type: ignore[import-not-found]
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the harness lives in e2e/
+    from e2e.localcluster import kubeconfig_or_local_cluster
 
     cluster: AbstractContextManager[Path] = kubeconfig_or_local_cluster(prefix="bench-informer-")
     return cluster

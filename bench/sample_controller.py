@@ -1,7 +1,7 @@
 """Reconcile throughput of the sample controller (one ConfigMap per Secret) on 1,000 objects.
 
 Against a real kube-apiserver (KUBECONFIG when set, else the local control plane from
-hack/localcluster), measures:
+e2e/localcluster), measures:
 
 * initial: 1,000 Secrets exist before the manager starts; seconds from start until every
   ConfigMap is on the server, and reconciles per second over that time;
@@ -30,7 +30,7 @@ import kr8s.asyncio
 from prometheus_client import REGISTRY
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from e2e.sample_controller import (
+from e2e.support.sample_controller import (
     IDENTITY,
     add_sample_controller,
     mutating_requests,
@@ -47,8 +47,7 @@ from manager.runtime.manager import Manager
 
 
 def kubeconfig() -> AbstractContextManager[Path]:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hack"))
-    from localcluster import kubeconfig_or_local_cluster  # type: ignore[import-not-found]
+    from e2e.localcluster import kubeconfig_or_local_cluster
 
     cluster: AbstractContextManager[Path] = kubeconfig_or_local_cluster(prefix="bench-controller-")
     return cluster

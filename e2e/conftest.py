@@ -1,6 +1,6 @@
 """End-to-end fixtures: a real Kubernetes API server for every test in ``e2e/``.
 
-By default the session starts the local control plane from ``hack/localcluster`` (building its
+By default the session starts the local control plane from ``e2e/localcluster`` (building its
 binaries first if the cache lacks them; a failed build fails the tests loudly, it never skips them).
 With ``DYNAMO_E2E_KUBECONFIG=<path>`` the tests run against that cluster instead (e.g. kind);
 tests that need to restart the apiserver, compact etcd or reach a webhook on 127.0.0.1 carry the
@@ -29,7 +29,6 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
-import sys
 import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -40,34 +39,24 @@ import kr8s
 import kr8s.asyncio
 import pytest
 import yaml
-from kr8s.objects import Namespace, new_class
+from kr8s.objects import Namespace
 
-_HACK = Path(__file__).resolve().parent.parent / "hack"
-if str(_HACK) not in sys.path:
-    sys.path.insert(0, str(_HACK))
+from e2e.localcluster import ControlPlane, LocalCluster, ensure_binaries
+from e2e.support.crds import install_crds
+from e2e.support.graphs import World
+from e2e.support.operator_process import OperatorProcess, running_operator
+from manager.runtime.client import RestClient
 
-from localcluster import ControlPlane, LocalCluster, ensure_binaries, wait_for  # noqa: E402
-
-from e2e.graphs import World  # noqa: E402
-from e2e.operator_process import OperatorProcess, running_operator  # noqa: E402
-from manager.runtime.client import RestClient  # noqa: E402
+# Fixtures of the support modules for the tests that ask for them by name (module- or
+# session-scoped, started only when asked for): the real node and the two image archives.
+pytest_plugins = [
+    "e2e.support.real_node",
+    "e2e.support.operator_image",
+    "e2e.support.dynamo_image",
+]
 
 EXTERNAL_KUBECONFIG_ENV = "DYNAMO_E2E_KUBECONFIG"
 _WORKDIR_PREFIX = "dynamo-e2e-control-plane-"
-CRD_DIR = (
-    Path(__file__).resolve().parent.parent
-    / "deploy"
-    / "helm"
-    / "dynamo-operator-crds"
-    / "generated"
-)
-
-CustomResourceDefinition = new_class(
-    "CustomResourceDefinition",
-    version="apiextensions.k8s.io/v1",
-    namespaced=False,
-    asyncio=False,
-)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -122,31 +111,7 @@ async def api(kubeconfig: Path) -> AsyncIterator[Any]:
 
 @pytest.fixture(scope="session")
 def installed_crds(kr8s_api: kr8s.Api) -> list[Any]:
-    installed = []
-    for manifest in _committed_crds():
-        crd = CustomResourceDefinition(manifest, api=kr8s_api)
-        if not crd.exists():  # another suite of this session may have installed the same files
-            crd.create()
-        wait_for(
-            f"CRD {manifest['metadata']['name']} Established", lambda c=crd: _is_established(c)
-        )
-        installed.append(crd)
-    return installed
-
-
-def _committed_crds() -> list[dict[str, Any]]:
-    return [
-        doc
-        for path in sorted(CRD_DIR.glob("*.yaml"))
-        for doc in yaml.safe_load_all(path.read_text())
-        if doc
-    ]
-
-
-def _is_established(crd: Any) -> bool:
-    crd.refresh()
-    conditions = (crd.raw.get("status") or {}).get("conditions") or []
-    return any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
+    return list(install_crds(kr8s_api))
 
 
 @pytest.fixture

@@ -3,8 +3,9 @@
 
 Usage: hack/check-test-mirror.py
 
-``tests/<tree>/<path>/test_<name>.py`` (for the trees ``dynamo_operator``, ``manager`` and
-``webhooks``) tests ``<tree>/<path>/<name>.py`` or the package ``<tree>/<path>/<name>/``. A
+``tests/<tree>/<path>/test_<name>.py`` (for the trees ``dynamo_operator``, ``manager``, ``webhooks``
+and ``e2e``, whose packages are the harness) tests ``<tree>/<path>/<name>.py`` or the package
+``<tree>/<path>/<name>/``. A
 suffix after the name says which side of it the file tests (``test_render_fuzz.py`` tests
 ``render.py``, ``test_directory_mounted_secret.py`` tests ``directory.py``): the longest
 ``_``-separated prefix that names a module or package is the one tested. A test file that
@@ -19,7 +20,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCE_TREES = ("dynamo_operator", "manager", "webhooks")
+SOURCE_TREES = ("dynamo_operator", "manager", "webhooks", "e2e")
 
 
 def tested_source(test_file: Path, root: Path) -> Path | None:

@@ -17,7 +17,7 @@ import manager.runtime.leaderelection.elector
 import manager.runtime.metrics.controller_runtime
 import manager.runtime.workqueue.queue_metrics
 import webhooks.metrics
-from e2e.dashboard import (
+from e2e.support.dashboard import (
     DASHBOARD,
     DashboardQuery,
     all_values,

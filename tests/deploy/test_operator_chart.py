@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from e2e.chart import (
+from e2e.support.chart import (
     CRD_CHART,
     OPERATOR_CHART,
     SERVICE_MONITOR_API,

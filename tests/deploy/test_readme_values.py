@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from e2e.chart import OPERATOR_CHART, ROOT
+from e2e.support.chart import OPERATOR_CHART, ROOT
 
 
 def leaves(values: Mapping[str, Any], prefix: str = "") -> Iterator[str]:

@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-HACK = Path(__file__).resolve().parents[2] / "hack"
+from .scripts import load_script
 
-
-def load(script: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(script.replace("-", "_"), HACK / script)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-sizes = load("check-module-sizes.py")
-mirror = load("check-test-mirror.py")
+sizes = load_script("check-module-sizes.py")
+mirror = load_script("check-test-mirror.py")
 
 
 def write(root: Path, relative: str, lines: int = 1) -> None:

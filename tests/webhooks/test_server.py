@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
+from e2e.support.ports import free_port
 from manager.runtime.tls.directory import DirectoryCertificates
 from manager.runtime.tls.key_pair import KeyPair, generate_ca, generate_serving_pair
 from tests.webhooks.reviews import DGD_PATH, ScriptedValidator, make_review
@@ -23,12 +23,6 @@ pytestmark = pytest.mark.anyio
 
 POLL = timedelta(milliseconds=20)
 OBJECT = {"kind": "DynamoGraphDeployment", "metadata": {"name": "demo"}}
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def write_pair(directory: Path, pair: KeyPair) -> None:

@@ -6,7 +6,6 @@ import contextlib
 import json
 import re
 import signal
-import socket
 import ssl
 import subprocess
 import sys
@@ -18,18 +17,13 @@ import anyio
 import anyio.abc
 import pytest
 
+from e2e.support.ports import free_port
 from manager.runtime.tls.key_pair import generate_ca, generate_serving_pair
 from tests.webhooks.reviews import DGD_PATH, make_review
 from tests.webhooks.tls_client import TLSConnection
 from webhooks.certificates.self_signed import SelfSignedCertificates
 
 pytestmark = pytest.mark.anyio
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 async def test_serves_with_generated_certificate_and_stops_on_sigterm(tmp_path: Path) -> None:

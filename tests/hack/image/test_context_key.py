@@ -3,7 +3,15 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 import pytest
-from image.context_key import copy_sources, digest, image_key, is_skipped, logical_lines
+
+from ..scripts import load_script
+
+context_key = load_script("image/context_key.py")
+copy_sources = context_key.copy_sources
+digest = context_key.digest
+image_key = context_key.image_key
+is_skipped = context_key.is_skipped
+logical_lines = context_key.logical_lines
 
 DOCKERFILE = """\
 # syntax comment

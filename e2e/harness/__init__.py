@@ -1,0 +1,1 @@
+"""Tests of the harness itself: the local control plane and the real node."""

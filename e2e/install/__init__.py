@@ -1,0 +1,3 @@
+"""Tests of installing the operator: Helm charts, images, RBAC, cert-manager, real Dynamo on
+the real node.
+"""

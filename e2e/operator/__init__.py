@@ -1,0 +1,3 @@
+"""Tests of the operator as a process: graphs, drift, updates, restarts, modes, models,
+webhooks, metrics, the control plane it runs against.
+"""

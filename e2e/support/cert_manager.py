@@ -1,0 +1,254 @@
+"""cert-manager for end-to-end tests: its controller and cainjector as processes, its CRDs, and the
+certificate objects the operator's Helm chart renders with ``webhook.certManager.enabled``
+(taken from ``helm template``).
+
+The binaries and CRDs come from the ``github.com/cert-manager/cert-manager`` module, built by
+``hack/control-plane/build-cert-manager.sh`` (``hack/control-plane/build.sh`` runs it, so here it
+only finds the cache). Both processes run on the host with the test cluster's kubeconfig, without
+leader election and without cert-manager's own webhook (the tests create valid objects only).
+They watch every namespace; each test keeps its objects in its own namespace.
+
+``sync_secret_volume`` plays the kubelet: it writes a Secret's keys into a directory the way a
+Secret volume is updated (a new snapshot directory, then the ``..data`` symlink swapped in one
+rename), which is what the operator reads in cert-manager mode.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import ctypes
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import kr8s
+import yaml
+from kr8s.objects import new_class
+
+from e2e.localcluster import wait_for
+from e2e.support import chart
+
+BUILD_SCRIPT = (
+    Path(__file__).resolve().parents[2] / "hack" / "control-plane" / "build-cert-manager.sh"
+)
+INJECT_CA_FROM = "cert-manager.io/inject-ca-from"
+SERVING_SECRET = "webhook-server-cert"  # upstream's webhook.certificateSecret.name
+CERT_MANAGER_GROUP = "cert-manager.io/v1"
+
+CustomResourceDefinition = new_class(
+    "CustomResourceDefinition", "apiextensions.k8s.io/v1", namespaced=False, asyncio=False
+)
+Issuer = new_class("Issuer", CERT_MANAGER_GROUP, namespaced=True, asyncio=False)
+Certificate = new_class("Certificate", CERT_MANAGER_GROUP, namespaced=True, asyncio=False)
+
+
+@dataclass
+class CertManager:
+    directory: Path
+    controller: subprocess.Popen[bytes]
+    cainjector: subprocess.Popen[bytes]
+    log_dir: Path
+
+    def alive(self) -> bool:
+        return self.controller.poll() is None and self.cainjector.poll() is None
+
+    def describe(self, lines: int = 15) -> str:
+        """Both logs' last lines, for a failure message."""
+        parts = []
+        for name in ("controller", "cainjector"):
+            text = (self.log_dir / f"cert-manager-{name}.log").read_text(errors="replace")
+            parts.append(f"--- cert-manager {name}:\n" + "\n".join(text.splitlines()[-lines:]))
+        return "\n".join(parts)
+
+
+def build() -> Path:
+    """The cached build's directory (``bin/``, and ``src/`` the module source)."""
+    result = subprocess.run(
+        [str(BUILD_SCRIPT)], stdout=subprocess.PIPE, stderr=None, text=True, check=False
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"{BUILD_SCRIPT} failed with exit code {result.returncode}")
+    return Path(result.stdout.strip().splitlines()[-1])
+
+
+def crd_documents(directory: Path) -> list[dict[str, Any]]:
+    """The CRDs of the module, ``deploy/crds/*.yaml`` (generated from its Go types)."""
+    return [
+        document
+        for path in sorted((directory / "src" / "deploy" / "crds").glob("*.yaml"))
+        for document in yaml.safe_load_all(path.read_text())
+        if document
+    ]
+
+
+def install_crds(api: kr8s.Api, directory: Path) -> None:
+    for document in crd_documents(directory):
+        crd = CustomResourceDefinition(document, api=api)
+        if not crd.exists():
+            crd.create()
+
+        def established(crd: Any = crd) -> bool:
+            crd.refresh()
+            conditions = (crd.raw.get("status") or {}).get("conditions") or []
+            return any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
+
+        wait_for(f"CRD {crd.name} Established", established, timeout=30)
+
+
+@contextlib.contextmanager
+def running_cert_manager(kubeconfig: Path, log_dir: Path) -> Iterator[CertManager]:
+    """Build (cached), install the CRDs, run controller and cainjector; stop both afterwards."""
+    directory = build()
+    install_crds(kr8s.api(kubeconfig=str(kubeconfig)), directory)
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        for name in ("controller", "cainjector"):
+            processes.append(
+                _start(directory / "bin" / f"cert-manager-{name}", kubeconfig, log_dir, name)
+            )
+        manager = CertManager(directory, processes[0], processes[1], log_dir)
+        time.sleep(0.5)  # a wrong flag or kubeconfig makes them exit at once: say so here
+        if not manager.alive():
+            raise RuntimeError(f"cert-manager exited at start:\n{manager.describe()}")
+        yield manager
+    finally:
+        for process in processes:
+            _stop(process)
+
+
+def _start(binary: Path, kubeconfig: Path, log_dir: Path, name: str) -> subprocess.Popen[bytes]:
+    with (log_dir / f"cert-manager-{name}.log").open("ab") as log:
+        return subprocess.Popen(
+            [str(binary), f"--kubeconfig={kubeconfig}", "-v=2"],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            # Killed with the test process even when pytest itself is killed, as the harness's
+            # processes are (e2e/localcluster/processes.py).
+            preexec_fn=_die_with_parent
+            if threading.current_thread() is threading.main_thread()
+            else None,
+        )
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=15)
+
+
+def _die_with_parent() -> None:
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+# The certificate objects come from the chart itself (`helm template` with
+# webhook.certManager.enabled), so the tests exercise what users install: a self-signed Issuer
+# makes a long-lived CA, a CA Issuer signs the serving certificate into Secret webhook-server-cert
+# (mounted by the operator's Pod), and the webhook configuration names that Certificate in
+# cert-manager.io/inject-ca-from for the cainjector.
+
+CERT_MANAGER_VALUES = {"webhook": {"certManager": {"enabled": True}}}
+
+
+def service_dns_names(
+    service: str, namespace: str, cluster_domain: str = "cluster.local"
+) -> list[str]:
+    return [
+        service,
+        f"{service}.{namespace}",
+        f"{service}.{namespace}.svc",
+        f"{service}.{namespace}.svc.{cluster_domain}",
+    ]
+
+
+def _rendered(release: str, namespace: str) -> list[dict[str, Any]]:
+    return chart.render(release=release, namespace=namespace, values=CERT_MANAGER_VALUES)
+
+
+def chart_certificate_objects(
+    release: str, namespace: str, *, ip_addresses: tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
+    """The chart's Issuers and Certificates for a release in `namespace`, in its order.
+    ``ip_addresses`` is the tests' addition to the serving certificate: their apiserver calls
+    the webhook by URL on 127.0.0.1, not through the Service."""
+    objects = chart.of_kind(_rendered(release, namespace), "Issuer", "Certificate")
+    for obj in objects:
+        if (
+            obj["kind"] == "Certificate"
+            and obj["spec"]["secretName"] == SERVING_SECRET
+            and ip_addresses
+        ):
+            obj["spec"]["ipAddresses"] = list(ip_addresses)
+    return objects
+
+
+def inject_ca_from(release: str, namespace: str) -> dict[str, str]:
+    """The annotations the chart puts on the ValidatingWebhookConfiguration."""
+    configuration = chart.one(_rendered(release, namespace), "ValidatingWebhookConfiguration")
+    return dict(configuration["metadata"]["annotations"])
+
+
+def request_renewal(certificate: Any) -> None:
+    """What ``cmctl renew`` does: set the Certificate's Issuing condition; cert-manager then
+    issues a new certificate into the same Secret (a new revision)."""
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    certificate.refresh()
+    conditions = [
+        c
+        for c in (certificate.raw.get("status") or {}).get("conditions") or []
+        if c["type"] != "Issuing"
+    ]
+    conditions.append(
+        {
+            "type": "Issuing",
+            "status": "True",
+            "reason": "ManuallyTriggered",
+            "message": "renewal requested by the e2e test",
+            "lastTransitionTime": now,
+        }
+    )
+    certificate.patch({"status": {"conditions": conditions}}, subresource="status", type="merge")
+
+
+def is_ready(certificate: Any) -> bool:
+    certificate.refresh()
+    status = certificate.raw.get("status") or {}
+    return any(c["type"] == "Ready" and c["status"] == "True" for c in status.get("conditions", []))
+
+
+def secret_files(secret: Any) -> dict[str, bytes]:
+    return {key: base64.b64decode(value) for key, value in (secret.raw.get("data") or {}).items()}
+
+
+def sync_secret_volume(volume: Path, files: dict[str, bytes]) -> None:
+    """Update ``volume`` like the kubelet updates a Secret volume: the keys are symlinks through
+    ``..data``, which is swapped to a complete new snapshot in one rename."""
+    volume.mkdir(parents=True, exist_ok=True)
+    snapshot = Path(os.path.realpath(volume / "..data")) if (volume / "..data").exists() else None
+    fresh = volume / f"..{time.strftime('%Y_%m_%d_%H_%M_%S')}.{time.monotonic_ns()}"
+    fresh.mkdir(mode=0o700)
+    for name, content in files.items():
+        (fresh / name).write_bytes(content)
+    staging = volume / "..data_tmp"
+    staging.symlink_to(fresh.name)
+    os.replace(staging, volume / "..data")
+    for name in files:
+        link = volume / name
+        if not link.is_symlink():
+            link.symlink_to(Path("..data") / name)
+    if snapshot is not None and snapshot != fresh.resolve():
+        for path in snapshot.iterdir():
+            path.unlink()
+        snapshot.rmdir()

@@ -1,0 +1,165 @@
+"""The operator installed as users install it: `helm install` of the repository's two charts on
+the real-node cluster, with the operator image built from the Dockerfile imported into the node.
+
+Shared by the install tests and the real-Dynamo tests: ``install`` returns an ``Installed`` once
+the operator Pod is Ready and admission answers through the webhook Service.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from e2e.localcluster import AdminClient, ApiError, wait_for
+from e2e.support.chart import CRD_CHART, OPERATOR_CHART, run_helm
+from e2e.support.graphs import GRAPH, ROOT, is_converged, small_graph
+from e2e.support.real_node import RealNodeCluster
+
+RELEASE = "dynamo-operator"
+SYSTEM = "dynamo-system"
+SERVICE_MONITOR_CRD = ROOT / "hack" / "control-plane" / "servicemonitor-crd.sh"
+CONVERGE = 240.0
+OPERATOR_LABELS = "app.kubernetes.io/name=dynamo-operator"
+
+
+@dataclass
+class Installed:
+    """The cluster after `helm install` of both charts, with what the tests share."""
+
+    node: RealNodeCluster
+    admin: AdminClient
+    image_values: list[str]
+    install_to_ready: float
+    sample_namespace: str = ""
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    def helm(self, *arguments: str) -> str:
+        return run_helm(*arguments, f"--kubeconfig={self.node.kubeconfig}")
+
+    def operator_pods(self, namespace: str = SYSTEM) -> list[dict[str, Any]]:
+        path = f"/api/v1/namespaces/{namespace}/pods?labelSelector={OPERATOR_LABELS}"
+        pods: list[dict[str, Any]] = self.admin.get(path)["items"]
+        return [p for p in pods if not p["metadata"].get("deletionTimestamp")]
+
+    def ready_operator(self, namespace: str = SYSTEM, *, not_uid: str = "") -> dict[str, Any]:
+        """The one operator Pod of the release in `namespace`, once Ready (and not `not_uid`)."""
+
+        def ready() -> dict[str, Any] | None:
+            pods = self.operator_pods(namespace)
+            if len(pods) != 1 or pods[0]["metadata"]["uid"] == not_uid:
+                return None
+            return pods[0] if condition_status(pods[0], "Ready") == "True" else None
+
+        return wait_for(f"one Ready operator Pod in {namespace}", ready, timeout=CONVERGE)
+
+    def get(self, path: str) -> dict[str, Any] | None:
+        try:
+            return self.admin.get(path)
+        except ApiError as error:
+            if error.status == 404:
+                return None
+            raise
+
+    def graph(self, namespace: str, name: str) -> dict[str, Any] | None:
+        return self.get(GRAPH.object_path(namespace, name))
+
+    def converged(self, namespace: str, name: str) -> dict[str, Any]:
+        def probe() -> dict[str, Any] | None:
+            graph = self.graph(namespace, name)
+            return graph if graph is not None and is_converged(graph) else None
+
+        return wait_for(f"DGD {namespace}/{name} successful", probe, timeout=CONVERGE)
+
+    def token(self, namespace: str, account: str) -> str:
+        path = f"/api/v1/namespaces/{namespace}/serviceaccounts/{account}/token"
+        request = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}}
+        return str(self.admin.create(path, request)["status"]["token"])
+
+
+def install(real_node: RealNodeCluster, image: Path) -> Installed:
+    """Both charts installed as a user does, with the operator image imported into the node."""
+    admin = real_node.cluster.admin_client()
+    real_node.import_image(image)
+    crd = subprocess.run(
+        [str(SERVICE_MONITOR_CRD)], capture_output=True, text=True, check=False, timeout=600
+    )
+    assert crd.returncode == 0, crd.stderr
+    admin.create_yaml(
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        Path(crd.stdout.strip().splitlines()[-1]).read_text(),
+    )
+    image_values = [
+        "--set=controllerManager.manager.image.repository=localhost/dynamo-operator",
+        "--set=controllerManager.manager.image.tag=dev",
+        "--set=controllerManager.manager.image.pullPolicy=Never",
+        "--set-string=controllerManager.nodeSelector.kubernetes\\.io/hostname="
+        + real_node.node_name,
+        "--set-json=controllerManager.tolerations="
+        + json.dumps(real_node.pod_placement()["tolerations"]),
+    ]
+    started = time.monotonic()
+    run_helm(
+        "install", "dynamo-operator-crds", str(CRD_CHART), "--namespace=default",
+        f"--kubeconfig={real_node.kubeconfig}",
+    )  # fmt: skip
+    run_helm(
+        "install", RELEASE, str(OPERATOR_CHART), f"--namespace={SYSTEM}", "--create-namespace",
+        *image_values, f"--kubeconfig={real_node.kubeconfig}",
+    )  # fmt: skip
+    install = Installed(real_node, admin, image_values, 0.0)
+    install.ready_operator()
+    install.install_to_ready = time.monotonic() - started
+    # Ready is not yet reachable: the Service's endpoint reaches kube-proxy's rules and the
+    # injected CA reaches the API server's webhook client a moment later (as for any webhook).
+    install.facts["install_to_admission"] = admission_works(install) - started
+    print(
+        f"\ninstall to Ready: {install.install_to_ready:.1f}s, "
+        f"to admission through the Service: {install.facts['install_to_admission']:.1f}s"
+    )
+    return install
+
+
+def invalid_graph(name: str) -> dict[str, Any]:
+    """A graph the CRD schema accepts and the webhook denies: an Ingress without a host."""
+    graph = small_graph(name)
+    graph["spec"]["services"]["Frontend"]["ingress"] = {"enabled": True}
+    return graph
+
+
+def admission_works(installed: Installed, namespace: str = "default") -> float:
+    """When a dry-run create of an invalid graph in `namespace` is first denied by the webhook."""
+    invalid = invalid_graph("dry-run")
+    path = GRAPH.collection_path(namespace) + "?dryRun=All"
+
+    def denied() -> float | str:
+        try:
+            installed.admin.create(path, invalid)
+        except ApiError as error:
+            # Until then: the API server's call fails (no route, unknown authority), as a 500.
+            return time.monotonic() if "denied the request" in error.body else error.body[150:700]
+        raise AssertionError("an invalid graph was admitted")
+
+    last: list[str] = []
+
+    def answered() -> float | None:
+        outcome = denied()
+        if isinstance(outcome, str):
+            last[:] = [outcome]
+            return None
+        return outcome
+
+    try:
+        return wait_for("admission through the webhook Service", answered, timeout=CONVERGE)
+    except TimeoutError as error:
+        raise AssertionError(f"no admission through the webhook Service: {last}") from error
+
+
+def condition_status(obj: dict[str, Any], kind: str) -> str | None:
+    for condition in (obj.get("status") or {}).get("conditions") or ():
+        if condition["type"] == kind:
+            return str(condition["status"])
+    return None
