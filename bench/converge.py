@@ -28,7 +28,7 @@ server-side apply, as the operator does (a diagnostic); `--rounds` repeats floor
 keeps the best of each. Targets (issue 9): ratio <= 1.5 at N = 500, <= 40 requests per graph,
 zero steady-state writes, RSS <= 200 MB at N = 500. This measures; it never asserts.
 
-    python bench/converge.py [--graphs 100 500] [--workers 8] [--concurrency 16] [--profile]
+    python -m bench.converge [--graphs 100 500] [--workers 8] [--concurrency 16] [--profile]
                              [--floor-apply] [--rounds 1] [--steady-seconds 60] [--log-dir DIR]
 
 Uses KUBECONFIG when set, else starts the local control plane. The last line is `key=value` pairs.
@@ -37,7 +37,6 @@ Uses KUBECONFIG when set, else starts the local control plane. The last line is 
 from __future__ import annotations
 
 import argparse
-import ctypes
 import math
 import os
 import signal
@@ -57,11 +56,11 @@ import kr8s.asyncio
 import yaml
 from prometheus_client import REGISTRY
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import converge_profile
 from dynamo_operator.render import render_objects
 from dynamo_operator.settings import OperatorSettings
 from e2e.localcluster.controlplane import kwok_nodes
+from e2e.localcluster.processes import die_with_parent_hook
 from e2e.support.operator_process import OperatorProcess
 from e2e.support.ports import free_port
 from manager.app.kinds import COMPONENT, GRAPH
@@ -479,7 +478,7 @@ def start_operator(
     log_path = log_dir / "operator.log"
     request_log = log_dir / "requests.jsonl" if args.profile else None
     if request_log is not None:
-        launcher = [sys.executable, str(ROOT / "bench" / "converge_profile.py"), str(request_log)]
+        launcher = [sys.executable, "-m", "bench.converge_profile", str(request_log)]
     else:
         launcher = [sys.executable, "-m", "manager.app.cli"]
     arguments = (
@@ -497,7 +496,8 @@ def start_operator(
             stderr=subprocess.STDOUT,
             env=env,
             cwd=ROOT,
-            preexec_fn=_die_with_parent,
+            # The operator ends if the bench dies (its cluster does too).
+            preexec_fn=die_with_parent_hook(signal.SIGTERM),
         )
     return OperatorProcess(process, log_path, metrics_port, health_port, arguments), request_log
 
@@ -584,11 +584,6 @@ async def run_operator(
             print(f"    {line}")
     print(f"  namespace deleted in {await delete_namespace(rest, namespace):.1f}s", flush=True)
     return result
-
-
-def _die_with_parent() -> None:
-    """Linux's PR_SET_PDEATHSIG: the operator ends if the bench dies (its cluster does too)."""
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
 
 
 async def _create(rest: RestClient, kind: ResourceKind, obj: dict[str, Any]) -> None:

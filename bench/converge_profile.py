@@ -8,7 +8,7 @@ Two halves:
   the process changes; the bench starts it with `LOG_LEVEL=debug`, so the client's "applying" and
   "writing status" lines also say which field differed.
 
-      python bench/converge_profile.py REQUEST_LOG run [dynamo-operator run flags...]
+      python -m bench.converge_profile REQUEST_LOG run [dynamo-operator run flags...]
 
 * imported, it reads that file and the operator's log back and prints the breakdown: requests
   by verb and resource within a time window, their latency, writes per object, the fields that
@@ -30,7 +30,6 @@ from typing import Any, TextIO
 
 import orjson
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from manager.app.kinds import COMPONENT, GRAPH
 from manager.runtime.cache import strip_for_cache
 from manager.runtime.client import RestClient

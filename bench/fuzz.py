@@ -19,7 +19,7 @@ A crash is any exception or broken expectation; a hang is a case that takes long
 ``--hang-seconds``. Samples of each are written under ``--save``. The last line is ``key=value``
 pairs for scripts.
 
-    python bench/fuzz.py [--cases 100000] [--seed 12] [--hang-seconds 5] [--save DIR]
+    python -m bench.fuzz [--cases 100000] [--seed 12] [--hang-seconds 5] [--save DIR]
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ import yaml
 import dynamo_operator.validation
 from dynamo_operator import ALL_OPTIONAL_APIS, OperatorSettings, render_objects
 from dynamo_operator.validation import UnknownKindError, validate_create, validate_update
+from e2e.support.admission_reviews import admission_review
 from manager.app import cli
 from manager.runtime import AppServer, configure_logging
 from webhooks import build_app
@@ -354,19 +355,14 @@ class WebhookTarget:
         kind = kind if isinstance(kind, str) else None
         path = PATHS.get(kind or "", rng.choice(list(PATHS.values())))
         uid = f"fuzz-{rng.getrandbits(32)}"
-        review = {
-            "apiVersion": "admission.k8s.io/v1",
-            "kind": "AdmissionReview",
-            "request": {
-                "uid": uid,
-                "kind": {"group": "nvidia.com", "version": "v1alpha1", "kind": kind or "x"},
-                "operation": rng.choice(["CREATE", "UPDATE", "DELETE", "CONNECT", "PATCH"]),
-                "name": "fuzz",
-                "namespace": "default",
-                "object": document,
-                "oldObject": old,
-            },
-        }
+        review = admission_review(
+            document,
+            old=old,
+            kind=kind or "x",
+            operation=rng.choice(["CREATE", "UPDATE", "DELETE", "CONNECT", "PATCH"]),
+            uid=uid,
+            name="fuzz",
+        )
         try:
             body = json.dumps(review).encode()
         except (RecursionError, ValueError):

@@ -13,7 +13,7 @@ Memory: the bytes the synced informer keeps alive (tracemalloc, after gc) beside
 objects' JSON as the server sends it (`json_bytes`, with managedFields) and without managedFields.
 `sync_ratio` is against the faster bare list; targets: sync_ratio <= 1.5, memory_ratio <= 2.5.
 
-    python bench/informer_sync.py [--objects 10000] [--rounds 3]
+    python -m bench.informer_sync [--objects 10000] [--rounds 3]
 
 Uses KUBECONFIG when set, else starts the local control plane from e2e/localcluster (binaries
 built and cached on first use). The last line is `key=value` pairs.
@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import gc
 import resource
-import sys
 import time
 import tracemalloc
 import uuid
@@ -36,8 +35,8 @@ import aiohttp
 import anyio
 import kr8s.asyncio
 import orjson
-from kr8s_transport import Kr8sTransport
 
+from bench.kr8s_transport import Kr8sTransport
 from manager.runtime.cache import Informer
 from manager.runtime.client import RestClient
 from manager.runtime.kinds import CONFIG_MAP, NAMESPACE
@@ -46,7 +45,6 @@ CONFIG_FILE = "\n".join(f"setting_{i}: value-{i}-{'x' * 12}" for i in range(8))
 
 
 def kubeconfig() -> AbstractContextManager[Path]:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the harness lives in e2e/
     from e2e.localcluster import kubeconfig_or_local_cluster
 
     cluster: AbstractContextManager[Path] = kubeconfig_or_local_cluster(prefix="bench-informer-")

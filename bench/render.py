@@ -5,7 +5,7 @@ a 4-service disaggregated graph and a 25-service graph that includes multinode w
 fixed wall-clock budget, then measures peak traced memory of one render and the process's max RSS.
 The last line is ``key=value`` pairs for scripts.
 
-    python bench/render.py [--seconds 3]
+    python -m bench.render [--seconds 3]
 """
 
 from __future__ import annotations

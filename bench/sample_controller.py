@@ -12,13 +12,12 @@ e2e/localcluster), measures:
 
 The last line is `key=value` pairs for scripts.
 
-    python bench/sample_controller.py [--objects 1000] [--workers 8]
+    python -m bench.sample_controller [--objects 1000] [--workers 8]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 import uuid
 from contextlib import AbstractContextManager
@@ -29,7 +28,6 @@ import anyio
 import kr8s.asyncio
 from prometheus_client import REGISTRY
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from e2e.support.sample_controller import (
     IDENTITY,
     add_sample_controller,

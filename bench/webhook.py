@@ -5,7 +5,7 @@ apiserver is another process); the load generator holds N keep-alive TLS connect
 one CREATE review of a realistic 4-service DynamoGraphDeployment at a time, and measures every
 round trip. The last line is ``key=value`` pairs.
 
-    .venv/bin/python bench/webhook.py [--seconds 5] [--clients 1,16,64]
+    python -m bench.webhook [--seconds 5] [--clients 1,16,64]
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from e2e.support.admission_reviews import admission_review
 
 PATH = "/validate-nvidia-com-v1alpha1-dynamographdeployment"
 ALLOWED = re.compile(rb'"allowed":\s*true')
@@ -96,26 +98,9 @@ def realistic_graph() -> dict[str, object]:
 
 
 def request_bytes() -> bytes:
-    review = {
-        "apiVersion": "admission.k8s.io/v1",
-        "kind": "AdmissionReview",
-        "request": {
-            "uid": "bench",
-            "kind": {"group": "nvidia.com", "version": "v1alpha1", "kind": "DynamoGraphDeployment"},
-            "resource": {
-                "group": "nvidia.com",
-                "version": "v1alpha1",
-                "resource": "dynamographdeployments",
-            },
-            "operation": "CREATE",
-            "name": "qwen3-disagg",
-            "namespace": "inference",
-            "userInfo": {"username": "alice", "groups": ["system:authenticated"]},
-            "object": realistic_graph(),
-            "oldObject": None,
-            "dryRun": False,
-        },
-    }
+    review = admission_review(
+        realistic_graph(), uid="bench", name="qwen3-disagg", namespace="inference"
+    )
     body = json.dumps(review).encode()
     head = (
         f"POST {PATH}?timeout=10s HTTP/1.1\r\nHost: 127.0.0.1\r\n"

@@ -6,7 +6,7 @@ first await) and mark them done. Measured for the bare queue, the rate-limiting 
 `workqueue_*` Prometheus metrics, and with every key re-added while it is being processed (the
 "dirty while processing" path). The last line is `key=value` pairs for scripts.
 
-    python bench/workqueue.py [--keys 100000] [--workers 8]
+    python -m bench.workqueue [--keys 100000] [--workers 8]
 """
 
 from __future__ import annotations

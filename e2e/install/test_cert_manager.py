@@ -16,7 +16,6 @@ import http.client
 import json
 import socket
 import ssl
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from cryptography import x509
 from kr8s.objects import Secret, new_class
 
 from e2e.localcluster import wait_for
+from e2e.support.admission_reviews import admission_review
 from e2e.support.cert_manager import (
     SERVING_SECRET,
     Certificate,
@@ -79,22 +79,8 @@ def served_certificate(port: int, ca_pem: bytes) -> x509.Certificate:
 
 
 def review(namespace: str, obj: dict[str, Any]) -> bytes:
-    request = {
-        "uid": str(uuid.uuid4()),
-        "kind": {"group": "nvidia.com", "version": "v1alpha1", "kind": "DynamoGraphDeployment"},
-        "resource": {
-            "group": "nvidia.com",
-            "version": "v1alpha1",
-            "resource": "dynamographdeployments",
-        },
-        "operation": "CREATE",
-        "name": obj["metadata"]["name"],
-        "namespace": namespace,
-        "userInfo": {"username": "e2e"},
-        "object": obj,
-    }
-    document = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}
-    return json.dumps(document).encode()
+    name = obj["metadata"]["name"]
+    return json.dumps(admission_review(obj, name=name, namespace=namespace, user="e2e")).encode()
 
 
 class KeptOpenConnection:

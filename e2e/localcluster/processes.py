@@ -116,7 +116,7 @@ def start_process(
             stderr=subprocess.STDOUT,
             start_new_session=True,
             env={**os.environ, **(env or {})},
-            preexec_fn=_die_with_parent if die_with_parent and _on_main_thread() else None,
+            preexec_fn=die_with_parent_hook() if die_with_parent else None,
             pass_fds=pass_fds,
         )
     return ManagedProcess(name, popen.pid, binary, log, popen)
@@ -143,12 +143,16 @@ def wait_until(
     return time.monotonic() - started
 
 
-def _on_main_thread() -> bool:
-    # PR_SET_PDEATHSIG fires when the *thread* that forked exits: a worker thread of a pool would
-    # take the process down with it, so only processes started from the main thread get it.
-    return threading.current_thread() is threading.main_thread()
+def die_with_parent_hook(
+    sig: signal.Signals = signal.SIGKILL,
+) -> Callable[[], None] | None:
+    """A ``preexec_fn`` that makes the kernel send ``sig`` to the child when this process dies
+    (Linux's PR_SET_PDEATHSIG), or None off the main thread: the signal fires when the *thread*
+    that forked exits, and a pool's worker thread would take the child down with it."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
 
+    def hook() -> None:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, sig)
 
-def _die_with_parent() -> None:
-    libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    return hook

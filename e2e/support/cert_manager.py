@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import ctypes
 import os
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,6 +31,7 @@ import yaml
 from kr8s.objects import new_class
 
 from e2e.localcluster import wait_for
+from e2e.localcluster.processes import die_with_parent_hook
 from e2e.support import chart
 
 BUILD_SCRIPT = (
@@ -133,9 +132,7 @@ def _start(binary: Path, kubeconfig: Path, log_dir: Path, name: str) -> subproce
             start_new_session=True,
             # Killed with the test process even when pytest itself is killed, as the harness's
             # processes are (e2e/localcluster/processes.py).
-            preexec_fn=_die_with_parent
-            if threading.current_thread() is threading.main_thread()
-            else None,
+            preexec_fn=die_with_parent_hook(),
         )
 
 
@@ -147,10 +144,6 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait(timeout=15)
-
-
-def _die_with_parent() -> None:
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 # The certificate objects come from the chart itself (`helm template` with

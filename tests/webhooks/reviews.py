@@ -1,8 +1,8 @@
-"""Review builders and a scripted validator for the webhook tests (not a test module)."""
+"""A scripted validator, a denial and the webhook paths for the webhook tests (not a test module;
+the reviews themselves come from ``e2e.support.admission_reviews``)."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,28 +41,3 @@ DENIAL = ValidationResult(
 DGD_PATH = "/validate-nvidia-com-v1alpha1-dynamographdeployment"
 DCD_PATH = "/validate-nvidia-com-v1alpha1-dynamocomponentdeployment"
 MODEL_PATH = "/validate-nvidia-com-v1alpha1-dynamomodel"
-
-
-def make_review(
-    obj: Mapping[str, Any] | None,
-    *,
-    operation: str = "CREATE",
-    old: Mapping[str, Any] | None = None,
-    kind: str | None = None,
-    uid: str | None = None,
-) -> dict[str, Any]:
-    """An AdmissionReview as the apiserver sends it for ``obj``."""
-    kind = kind or (obj or old or {}).get("kind", "DynamoGraphDeployment")
-    request: dict[str, Any] = {
-        "uid": uid or str(uuid.uuid4()),
-        "kind": {"group": "nvidia.com", "version": "v1alpha1", "kind": kind},
-        "resource": {"group": "nvidia.com", "version": "v1alpha1", "resource": "x"},
-        "operation": operation,
-        "name": "demo",
-        "namespace": "default",
-        "userInfo": {"username": "alice", "groups": ["system:authenticated"]},
-        "object": obj,
-        "oldObject": old,
-        "dryRun": False,
-    }
-    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}

@@ -12,14 +12,8 @@ from aiohttp.test_utils import TestClient
 from prometheus_client import REGISTRY
 
 from dynamo_operator.validation.result import ValidationResult
-from tests.webhooks.reviews import (
-    DCD_PATH,
-    DENIAL,
-    DGD_PATH,
-    MODEL_PATH,
-    ScriptedValidator,
-    make_review,
-)
+from e2e.support.admission_reviews import admission_review
+from tests.webhooks.reviews import DCD_PATH, DENIAL, DGD_PATH, MODEL_PATH, ScriptedValidator
 from webhooks.admission import MAX_BODY_BYTES
 
 pytestmark = pytest.mark.anyio
@@ -47,7 +41,7 @@ def sample(name: str, labels: dict[str, str]) -> float:
 
 
 async def test_valid_create_is_allowed_and_echoes_uid(client: Client) -> None:
-    response = await post(client, DGD_PATH, make_review(DGD, uid="uid-1"))
+    response = await post(client, DGD_PATH, admission_review(DGD, uid="uid-1"))
     assert response == {"uid": "uid-1", "allowed": True}
 
 
@@ -55,7 +49,7 @@ async def test_denial_names_field_path_and_reason_with_403_and_warnings(
     client: Client, validator: ScriptedValidator
 ) -> None:
     validator.create_result = DENIAL
-    response = await post(client, DGD_PATH, make_review(DGD, uid="uid-2"))
+    response = await post(client, DGD_PATH, admission_review(DGD, uid="uid-2"))
     assert response["uid"] == "uid-2"
     assert response["allowed"] is False
     assert response["status"]["code"] == 403
@@ -70,7 +64,7 @@ async def test_warnings_are_returned_on_allowed_requests(
     client: Client, validator: ScriptedValidator
 ) -> None:
     validator.create_result = ValidationResult(warnings=DENIAL.warnings)
-    response = await post(client, DGD_PATH, make_review(DGD))
+    response = await post(client, DGD_PATH, admission_review(DGD))
     assert response["allowed"] is True
     assert response["warnings"] == ["spec.services.Frontend.autoscaling: is deprecated"]
 
@@ -80,7 +74,7 @@ async def test_update_validates_new_against_old(
 ) -> None:
     old = {**DGD, "spec": {**DGD["spec"], "backendFramework": "sglang"}}  # type: ignore[dict-item]
     validator.update_result = DENIAL
-    response = await post(client, DGD_PATH, make_review(DGD, operation="UPDATE", old=old))
+    response = await post(client, DGD_PATH, admission_review(DGD, operation="UPDATE", old=old))
     assert response["allowed"] is False
     assert validator.calls == [("update", DGD, old)]
 
@@ -89,7 +83,7 @@ async def test_delete_is_always_allowed_without_validation(
     client: Client, validator: ScriptedValidator
 ) -> None:
     validator.create_result = validator.update_result = DENIAL
-    response = await post(client, DGD_PATH, make_review(None, operation="DELETE", old=DGD))
+    response = await post(client, DGD_PATH, admission_review(None, operation="DELETE", old=DGD))
     assert response["allowed"] is True
     assert validator.calls == []
 
@@ -99,14 +93,14 @@ async def test_update_of_object_being_deleted_is_allowed(
 ) -> None:
     validator.update_result = DENIAL
     deleting = {**DGD, "metadata": {**DGD["metadata"], "deletionTimestamp": "2026-01-01T00:00:00Z"}}  # type: ignore[dict-item]
-    response = await post(client, DGD_PATH, make_review(deleting, operation="UPDATE", old=DGD))
+    response = await post(client, DGD_PATH, admission_review(deleting, operation="UPDATE", old=DGD))
     assert response["allowed"] is True
     assert validator.calls == []
 
 
 async def test_unknown_kind_is_denied_clearly(client: Client, validator: ScriptedValidator) -> None:
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}
-    response = await post(client, DGD_PATH, make_review(pod))
+    response = await post(client, DGD_PATH, admission_review(pod))
     assert response["allowed"] is False
     assert "unknown kind 'Pod'" in response["status"]["message"]
     assert "DynamoGraphDeployment" in response["status"]["message"]
@@ -115,7 +109,7 @@ async def test_unknown_kind_is_denied_clearly(client: Client, validator: Scripte
 
 async def test_each_endpoint_serves_its_kind(client: Client, validator: ScriptedValidator) -> None:
     for path, kind in ((DCD_PATH, "DynamoComponentDeployment"), (MODEL_PATH, "DynamoModel")):
-        response = await post(client, path, make_review({"kind": kind, "metadata": {}}))
+        response = await post(client, path, admission_review({"kind": kind, "metadata": {}}))
         assert response["allowed"] is True
     assert [call[1]["kind"] for call in validator.calls] == [
         "DynamoComponentDeployment",
@@ -127,7 +121,7 @@ async def test_object_without_kind_is_validated_as_the_requested_kind(
     client: Client, validator: ScriptedValidator
 ) -> None:
     bare = {key: value for key, value in DGD.items() if key != "kind"}
-    await post(client, DGD_PATH, make_review(bare, kind="DynamoGraphDeployment"))
+    await post(client, DGD_PATH, admission_review(bare, kind="DynamoGraphDeployment"))
     assert validator.calls[0][1]["kind"] == "DynamoGraphDeployment"
 
 
@@ -158,14 +152,14 @@ async def test_unanswerable_bodies_get_400_with_reason(
 
 async def test_wrong_content_type_gets_400(client: Client) -> None:
     response = await client.post(
-        DGD_PATH, data=json.dumps(make_review(DGD)), headers={"Content-Type": "text/plain"}
+        DGD_PATH, data=json.dumps(admission_review(DGD)), headers={"Content-Type": "text/plain"}
     )
     assert response.status == 400
     assert "Content-Type must be application/json" in await response.text()
 
 
 async def test_oversized_body_gets_400_not_413(client: Client) -> None:
-    review = make_review({**DGD, "padding": "x" * MAX_BODY_BYTES})
+    review = admission_review({**DGD, "padding": "x" * MAX_BODY_BYTES})
     response = await client.post(DGD_PATH, json=review)
     assert response.status == 400
     assert "exceeds the limit" in await response.text()
@@ -184,7 +178,7 @@ async def test_oversized_body_without_content_length_gets_400(client: Client) ->
 
 
 async def test_malformed_request_with_uid_gets_well_formed_denial(client: Client) -> None:
-    review = make_review(DGD, uid="uid-3")
+    review = admission_review(DGD, uid="uid-3")
     review["request"]["operation"] = "FROBNICATE"
     response = await post(client, DGD_PATH, review)
     assert response["uid"] == "uid-3"
@@ -194,7 +188,7 @@ async def test_malformed_request_with_uid_gets_well_formed_denial(client: Client
 
 
 async def test_create_without_object_is_denied(client: Client) -> None:
-    response = await post(client, DGD_PATH, make_review(None, kind="DynamoGraphDeployment"))
+    response = await post(client, DGD_PATH, admission_review(None, kind="DynamoGraphDeployment"))
     assert response["allowed"] is False
     assert "carries no object" in response["status"]["message"]
 
@@ -206,7 +200,7 @@ async def test_validator_crash_becomes_denial_not_http_500(
         raise KeyError("bug")
 
     validator.validate_create = explode  # type: ignore[method-assign]
-    response = await post(client, DGD_PATH, make_review(DGD, uid="uid-4"))
+    response = await post(client, DGD_PATH, admission_review(DGD, uid="uid-4"))
     assert response["uid"] == "uid-4"
     assert response["allowed"] is False
     assert response["status"]["code"] == 500
@@ -248,9 +242,9 @@ async def test_metrics_count_requests_codes_and_denial_reasons(
     }
     before = {key: sample(*spec) for key, spec in counters.items()}
 
-    await post(client, DGD_PATH, make_review(DGD))
+    await post(client, DGD_PATH, admission_review(DGD))
     validator.create_result = DENIAL
-    await post(client, DGD_PATH, make_review(DGD))
+    await post(client, DGD_PATH, admission_review(DGD))
     await client.post(DGD_PATH, data=b"nope", headers={"Content-Type": "application/json"})
 
     delta = {key: sample(*spec) - before[key] for key, spec in counters.items()}
@@ -283,7 +277,7 @@ async def test_an_object_of_another_kind_than_the_endpoints_is_denied(
     served = {DGD_PATH: "DynamoGraphDeployment", DCD_PATH: "DynamoComponentDeployment"}.get(
         path, "DynamoModel"
     )
-    review = make_review({**DGD, "kind": sent}, kind=served)
+    review = admission_review({**DGD, "kind": sent}, kind=served)
 
     response = await post(client, path, review)
 
@@ -298,7 +292,7 @@ async def test_an_old_object_of_another_kind_is_denied(
 ) -> None:
     """Otherwise the update rules (immutability) would be skipped for a mismatched oldObject."""
     old = {**DGD, "kind": "DynamoModel"}
-    response = await post(client, DGD_PATH, make_review(DGD, operation="UPDATE", old=old))
+    response = await post(client, DGD_PATH, admission_review(DGD, operation="UPDATE", old=old))
 
     assert response["allowed"] is False
     assert "request.oldObject.kind is 'DynamoModel'" in response["status"]["message"]
@@ -317,7 +311,7 @@ async def test_an_old_object_of_another_kind_is_denied(
 async def test_a_delete_is_allowed_even_when_the_request_is_malformed(
     client: Client, validator: ScriptedValidator, broken: dict[str, Any]
 ) -> None:
-    review = make_review(DGD, operation="DELETE", uid="delete-1")
+    review = admission_review(DGD, operation="DELETE", uid="delete-1")
     review["request"].update(broken)
 
     response = await post(client, DGD_PATH, review)
@@ -344,7 +338,7 @@ async def test_a_body_that_does_not_decompress_gets_400_not_500(
 
 
 async def test_a_gzipped_review_is_answered(client: Client) -> None:
-    body = gzip.compress(json.dumps(make_review(DGD, uid="gz")).encode())
+    body = gzip.compress(json.dumps(admission_review(DGD, uid="gz")).encode())
     response = await client.post(
         DGD_PATH,
         data=body,

@@ -12,8 +12,9 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 import dynamo_operator.validation
+from e2e.support.admission_reviews import admission_review
 from tests.fixtures.documents import FUZZ, documents, nested
-from tests.webhooks.reviews import DCD_PATH, DGD_PATH, MODEL_PATH, make_review
+from tests.webhooks.reviews import DCD_PATH, DGD_PATH, MODEL_PATH
 from webhooks.app import build_app
 
 PATHS = {
@@ -32,7 +33,7 @@ def exchanges(draw: st.DrawFn) -> tuple[str, bytes]:
     path = draw(st.sampled_from(sorted(PATHS)))
     operation = draw(st.sampled_from(["CREATE", "UPDATE", "DELETE", "CONNECT"]))
     obj, old = draw(objects), draw(st.none() | objects)
-    review = make_review(obj, operation=operation, old=old, kind=PATHS[path])
+    review = admission_review(obj, operation=operation, old=old, kind=PATHS[path])
     if draw(st.booleans()):
         review["request"]["kind"]["kind"] = obj.get("kind")  # as the object says
     body = json.dumps(review).encode()

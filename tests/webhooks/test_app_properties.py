@@ -11,7 +11,8 @@ from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.webhooks.reviews import DENIAL, DGD_PATH, MODEL_PATH, ScriptedValidator, make_review
+from e2e.support.admission_reviews import admission_review
+from tests.webhooks.reviews import DENIAL, DGD_PATH, MODEL_PATH, ScriptedValidator
 from webhooks.app import build_app
 
 json_values = st.recursive(
@@ -41,7 +42,7 @@ objects = st.one_of(
 @st.composite
 def reviews(draw: st.DrawFn) -> Any:
     """Mostly review-shaped documents with random holes, plus arbitrary JSON."""
-    review = make_review(None, uid=draw(st.text(min_size=1, max_size=8)))
+    review = admission_review(None, uid=draw(st.text(min_size=1, max_size=8)))
     request = review["request"]
     request["operation"] = draw(operations)
     request["kind"] = draw(st.one_of(json_values, st.fixed_dictionaries({"kind": kinds})))

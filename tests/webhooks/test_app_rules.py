@@ -11,7 +11,8 @@ from aiohttp.test_utils import TestClient, TestServer
 from prometheus_client import REGISTRY
 
 import dynamo_operator.validation
-from tests.webhooks.reviews import DCD_PATH, DGD_PATH, MODEL_PATH, make_review
+from e2e.support.admission_reviews import admission_review
+from tests.webhooks.reviews import DCD_PATH, DGD_PATH, MODEL_PATH
 from webhooks.app import build_app
 
 pytestmark = pytest.mark.anyio
@@ -83,7 +84,7 @@ async def admit(client: Client, path: str, review: dict[str, Any]) -> dict[str, 
     ("path", "obj"), [(DGD_PATH, GRAPH), (DCD_PATH, COMPONENT), (MODEL_PATH, MODEL)]
 )
 async def test_valid_objects_are_admitted(client: Client, path: str, obj: dict[str, Any]) -> None:
-    answer = await admit(client, path, make_review(obj))
+    answer = await admit(client, path, admission_review(obj))
     assert answer["allowed"] is True, answer
 
 
@@ -169,7 +170,7 @@ CREATE_DENIALS: list[tuple[str, dict[str, Any], Edit, str, str]] = [
 async def test_invalid_create_is_denied_with_field_path_and_reason(
     client: Client, path: str, base: dict[str, Any], edit: Edit, field: str, words: str
 ) -> None:
-    answer = await admit(client, path, make_review(edited(base, edit)))
+    answer = await admit(client, path, admission_review(edited(base, edit)))
     assert answer["allowed"] is False
     assert answer["status"]["code"] == 403
     message = answer["status"]["message"]
@@ -226,7 +227,7 @@ async def test_immutable_fields_are_denied_on_update_and_counted(
         "reason": "immutable_field_changed",
     }
     before = REGISTRY.get_sample_value("dynamo_operator_webhook_denials_total", labels) or 0
-    review = make_review(edited(base, edit), operation="UPDATE", old=base)
+    review = admission_review(edited(base, edit), operation="UPDATE", old=base)
     answer = await admit(client, path, review)
     assert answer["allowed"] is False
     assert answer["status"]["code"] == 403
@@ -238,7 +239,7 @@ async def test_immutable_fields_are_denied_on_update_and_counted(
 
 async def test_mutable_change_on_update_is_admitted(client: Client) -> None:
     scaled = edited(GRAPH, lambda o: services(o)["VllmWorker"].update(replicas=8))
-    answer = await admit(client, DGD_PATH, make_review(scaled, operation="UPDATE", old=GRAPH))
+    answer = await admit(client, DGD_PATH, admission_review(scaled, operation="UPDATE", old=GRAPH))
     assert answer["allowed"] is True
 
 
@@ -249,13 +250,13 @@ async def test_immutable_change_is_admitted_while_the_object_is_being_deleted(
         obj["spec"]["backendFramework"] = "sglang"
         obj["metadata"]["deletionTimestamp"] = "2026-11-21T00:00:00Z"
 
-    review = make_review(edited(GRAPH, finalize), operation="UPDATE", old=GRAPH)
+    review = admission_review(edited(GRAPH, finalize), operation="UPDATE", old=GRAPH)
     assert (await admit(client, DGD_PATH, review))["allowed"] is True
 
 
 async def test_invalid_object_may_always_be_deleted(client: Client) -> None:
     broken = edited(GRAPH, lambda o: o["spec"].update(services={}))
-    review = make_review(None, operation="DELETE", old=broken, kind="DynamoGraphDeployment")
+    review = admission_review(None, operation="DELETE", old=broken, kind="DynamoGraphDeployment")
     assert (await admit(client, DGD_PATH, review))["allowed"] is True
 
 
@@ -263,6 +264,6 @@ async def test_unknown_fields_are_admitted_with_a_warning(client: Client) -> Non
     """The API server has already refused or pruned a field its CRD lacks: one that reaches the
     webhook is defined by a CRD newer than this operator, which must not deny it."""
     extra = edited(GRAPH, lambda o: o["spec"].update(bogus=1))
-    answer = await admit(client, DGD_PATH, make_review(extra))
+    answer = await admit(client, DGD_PATH, admission_review(extra))
     assert answer["allowed"] is True
     assert "spec.bogus: field unknown to this operator version; it is ignored" in answer["warnings"]

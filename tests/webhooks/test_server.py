@@ -12,10 +12,11 @@ import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
+from e2e.support.admission_reviews import admission_review
 from e2e.support.ports import free_port
 from manager.runtime.tls.directory import DirectoryCertificates
 from manager.runtime.tls.key_pair import KeyPair, generate_ca, generate_serving_pair
-from tests.webhooks.reviews import DGD_PATH, ScriptedValidator, make_review
+from tests.webhooks.reviews import DGD_PATH, ScriptedValidator
 from tests.webhooks.tls_client import TLSConnection
 from webhooks.server import WebhookServer
 
@@ -88,7 +89,7 @@ async def test_no_connection_is_accepted_before_a_certificate_exists(
     write_pair(tmp_path, serving(ca))
     await wait_until_ready(running)
     connection = await TLSConnection.open(running.port, ca.cert_pem)
-    status, body = await connection.post(DGD_PATH, make_review(OBJECT, uid="u1"))
+    status, body = await connection.post(DGD_PATH, admission_review(OBJECT, uid="u1"))
     await connection.aclose()
     assert status == 200
     assert json.loads(body)["response"] == {"uid": "u1", "allowed": True}
@@ -101,7 +102,7 @@ async def test_rotation_reaches_new_handshakes_and_spares_open_connections(
     write_pair(tmp_path, first)
     await wait_until_ready(running)
     kept_open = await TLSConnection.open(running.port, ca.cert_pem)
-    assert (await kept_open.post(DGD_PATH, make_review(OBJECT)))[0] == 200
+    assert (await kept_open.post(DGD_PATH, admission_review(OBJECT)))[0] == 200
     assert kept_open.peer_certificate == der(first)
 
     write_pair(tmp_path, second)
@@ -115,7 +116,7 @@ async def test_rotation_reaches_new_handshakes_and_spares_open_connections(
             assert presented == der(first)
             await anyio.sleep(POLL.total_seconds())
 
-    status, body = await kept_open.post(DGD_PATH, make_review(OBJECT, uid="after"))
+    status, body = await kept_open.post(DGD_PATH, admission_review(OBJECT, uid="after"))
     assert status == 200
     assert json.loads(body)["response"]["uid"] == "after"
     assert kept_open.peer_certificate == der(first)
@@ -132,7 +133,7 @@ async def test_broken_files_keep_the_previous_certificate(
     await anyio.sleep(5 * POLL.total_seconds())
     connection = await TLSConnection.open(running.port, ca.cert_pem)
     assert connection.peer_certificate == der(good)
-    assert (await connection.post(DGD_PATH, make_review(OBJECT)))[0] == 200
+    assert (await connection.post(DGD_PATH, admission_review(OBJECT)))[0] == 200
     await connection.aclose()
 
 

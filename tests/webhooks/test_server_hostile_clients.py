@@ -25,10 +25,11 @@ from cryptography.x509.oid import NameOID
 
 import dynamo_operator.validation
 import webhooks.app
+from e2e.support.admission_reviews import admission_review
 from manager.runtime.http_server import ConnectionLimits
 from manager.runtime.tls.directory import DirectoryCertificates
 from manager.runtime.tls.key_pair import KeyPair, generate_ca, generate_serving_pair
-from tests.webhooks.reviews import DGD_PATH, make_review
+from tests.webhooks.reviews import DGD_PATH
 from tests.webhooks.tls_client import TLSConnection
 from webhooks.server import WebhookServer
 
@@ -50,7 +51,7 @@ def deeply_nested_review(levels: int = 1000) -> bytes:
     own JSON encoder would hit its recursion limit)."""
     graph = json.loads(json.dumps(GRAPH))
     graph["spec"]["services"]["Frontend"]["livenessProbe"] = "PROBE"
-    body = json.dumps(make_review(graph))
+    body = json.dumps(admission_review(graph))
     return body.replace('"PROBE"', '{"a":' * levels + "{}" + "}" * levels).encode()
 
 
@@ -90,7 +91,9 @@ async def server(tmp_path: Path, ca: KeyPair) -> AsyncIterator[WebhookServer]:
 
 
 async def answer(connection: TLSConnection, document: Any) -> dict[str, Any]:
-    body = document if isinstance(document, bytes) else json.dumps(make_review(document)).encode()
+    body = (
+        document if isinstance(document, bytes) else json.dumps(admission_review(document)).encode()
+    )
     status, body = await connection.post_body(DGD_PATH, body)
     assert status == 200, body
     response: dict[str, Any] = json.loads(body)["response"]

@@ -17,9 +17,10 @@ import anyio
 import anyio.abc
 import pytest
 
+from e2e.support.admission_reviews import admission_review
 from e2e.support.ports import free_port
 from manager.runtime.tls.key_pair import generate_ca, generate_serving_pair
-from tests.webhooks.reviews import DGD_PATH, make_review
+from tests.webhooks.reviews import DGD_PATH
 from tests.webhooks.tls_client import TLSConnection
 from webhooks.certificates.self_signed import SelfSignedCertificates
 
@@ -45,7 +46,7 @@ async def test_serves_with_generated_certificate_and_stops_on_sigterm(tmp_path: 
         assert {path.name for path in cert_dir.iterdir()} >= {"tls.crt", "tls.key", "ca.crt"}
 
         connection = await TLSConnection.open(int(match[1]), (cert_dir / "ca.crt").read_bytes())
-        review = make_review({"kind": "DynamoGraphDeployment", "spec": {}}, uid="cli")
+        review = admission_review({"kind": "DynamoGraphDeployment", "spec": {}}, uid="cli")
         status, body = await connection.post(DGD_PATH, review)
         await connection.aclose()
         assert status == 200
@@ -135,7 +136,7 @@ async def test_a_corrupt_self_signed_certificate_is_regenerated_and_served(
         match = re.search(rb"serving https://127\.0\.0\.1:(\d+)", output)
         assert match is not None, output
         connection = await TLSConnection.open(int(match[1]), (cert_dir / "ca.crt").read_bytes())
-        status, _ = await connection.post(DGD_PATH, make_review({"kind": "x"}, uid="r"))
+        status, _ = await connection.post(DGD_PATH, admission_review({"kind": "x"}, uid="r"))
         await connection.aclose()
         assert status == 200
 
@@ -187,6 +188,6 @@ async def test_memory_returns_near_its_baseline_after_a_flood_of_idle_clients(
             while resident_megabytes(process.pid) > baseline + 40:  # noqa: ASYNC110 - polled
                 await anyio.sleep(0.2)
         connection = await TLSConnection.open(port, (cert_dir / "ca.crt").read_bytes())
-        status, _ = await connection.post(DGD_PATH, make_review({"kind": "x"}, uid="m"))
+        status, _ = await connection.post(DGD_PATH, admission_review({"kind": "x"}, uid="m"))
         assert status == 200
         await connection.aclose()
