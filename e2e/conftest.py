@@ -30,7 +30,6 @@ import atexit
 import os
 import shutil
 import tempfile
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -39,11 +38,11 @@ import kr8s
 import kr8s.asyncio
 import pytest
 import yaml
-from kr8s.objects import Namespace
 
 from e2e.localcluster import ControlPlane, LocalCluster, ensure_binaries
 from e2e.support.crds import install_crds
 from e2e.support.graphs import World
+from e2e.support.namespaces import scratch_namespace
 from e2e.support.operator_process import OperatorProcess, running_operator
 from manager.runtime.client import RestClient
 
@@ -117,14 +116,8 @@ def installed_crds(kr8s_api: kr8s.Api) -> list[Any]:
 @pytest.fixture
 def namespace(kr8s_api: kr8s.Api, request: pytest.FixtureRequest) -> Iterator[str]:
     # A readable prefix from the test name helps when reading apiserver logs.
-    stem = "".join(c if c.isalnum() else "-" for c in request.node.name.lower())[:40].strip("-")
-    name = f"{stem}-{uuid.uuid4().hex[:6]}"
-    namespace = Namespace({"metadata": {"name": name}}, api=kr8s_api)
-    namespace.create()
-    try:
+    with scratch_namespace(kr8s_api, request.node.name) as name:
         yield name
-    finally:
-        namespace.delete()
 
 
 @pytest.fixture(scope="module")

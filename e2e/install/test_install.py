@@ -22,14 +22,7 @@ import yaml
 
 from e2e.localcluster import ApiError, wait_for
 from e2e.support.chart import OPERATOR_CHART
-from e2e.support.graphs import (
-    COMPONENT,
-    GRAPH,
-    ROOT,
-    load_graph,
-    persistent_volume,
-    small_graph,
-)
+from e2e.support.graphs import ROOT, load_graph, persistent_volume, small_graph
 from e2e.support.helm_install import (
     CONVERGE,
     RELEASE,
@@ -39,6 +32,7 @@ from e2e.support.helm_install import (
     install,
     invalid_graph,
 )
+from e2e.support.kinds import COMPONENT, GRAPH
 from e2e.support.metrics_access import sample_sum, scrape
 from e2e.support.real_node import RealNodeCluster
 

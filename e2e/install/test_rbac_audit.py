@@ -43,6 +43,7 @@ from e2e.localcluster.controlplane.audit import read_audit_events
 from e2e.support import chart
 from e2e.support.crds import CRD_DIR
 from e2e.support.graphs import World
+from e2e.support.kinds import LEADER_WORKER_SET, MODEL, POD_GROUP, RBAC_KINDS, VIRTUAL_SERVICE
 from e2e.support.metrics_access import scrape
 from e2e.support.operator_process import OperatorProcess, start_operator
 from e2e.support.polling import eventually
@@ -62,36 +63,19 @@ from manager.runtime import (
     ResourceKind,
 )
 from manager.runtime.client import RestClient
+from webhooks import VALIDATING_WEBHOOK_CONFIGURATION
 
 pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane, pytest.mark.anyio]
 
 RELEASE = "dynamo-operator"
 ACCOUNT = f"{RELEASE}-controller-manager"
 REGISTRY = "registry.audit.example"
-MODEL = ResourceKind("nvidia.com/v1alpha1", "DynamoModel", "dynamomodels", True)
-LEADER_WORKER_SET = ResourceKind(
-    "leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "leaderworkersets", True
-)
-POD_GROUP = ResourceKind("scheduling.volcano.sh/v1beta1", "PodGroup", "podgroups", True)
-VIRTUAL_SERVICE = ResourceKind(
-    "networking.istio.io/v1beta1", "VirtualService", "virtualservices", True
-)
 KINDS = {
     kind.kind: kind
     for kind in (
         SERVICE_ACCOUNT,
-        ResourceKind("rbac.authorization.k8s.io/v1", "Role", "roles", True),
-        ResourceKind("rbac.authorization.k8s.io/v1", "RoleBinding", "rolebindings", True),
-        ResourceKind("rbac.authorization.k8s.io/v1", "ClusterRole", "clusterroles", False),
-        ResourceKind(
-            "rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "clusterrolebindings", False
-        ),
-        ResourceKind(
-            "admissionregistration.k8s.io/v1",
-            "ValidatingWebhookConfiguration",
-            "validatingwebhookconfigurations",
-            False,
-        ),
+        *RBAC_KINDS.values(),
+        VALIDATING_WEBHOOK_CONFIGURATION,
     )
 }
 

@@ -29,6 +29,7 @@ import pytest
 from dynamo_operator.constants import Ports
 from e2e.localcluster import ApiError, ensure_binaries, rss_bytes, wait_for
 from e2e.localcluster.controlplane.audit import read_audit_events
+from e2e.support import kinds
 from e2e.support.chart import OPERATOR_CHART
 from e2e.support.dynamo_model import model_files
 from e2e.support.dynamo_serving import (
@@ -44,15 +45,13 @@ from e2e.support.dynamo_serving import (
     model_config_map,
     wait_until_answering,
 )
-from e2e.support.graphs import GRAPH, is_converged
+from e2e.support.graphs import is_converged
 from e2e.support.helm_install import CONVERGE, RELEASE, SYSTEM, Installed, install
 from e2e.support.ports import free_port
 from e2e.support.real_node import RealNodeCluster, running_real_node
 
 pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
 
-MODEL_KIND = "/apis/nvidia.com/v1alpha1/namespaces/{ns}/dynamomodels"
-WORKER_METADATA = "/apis/nvidia.com/v1alpha1/namespaces/{ns}/dynamoworkermetadatas"
 ADAPTER = "tiny-adapter"
 DISCOVERY_ACCOUNT = "dynamo-discovery"
 
@@ -84,12 +83,14 @@ class Serving:
         return sorted(p["status"]["podIP"] for p in self.pods(component) if _ready(p))
 
     def patch_graph(self, graph: str, patch: dict[str, Any]) -> dict[str, Any]:
-        result: dict[str, Any] = self.admin.patch(GRAPH.object_path(self.namespace, graph), patch)
+        result: dict[str, Any] = self.admin.patch(
+            kinds.GRAPH.object_path(self.namespace, graph), patch
+        )
         return result
 
     def worker_metadata(self, component: str) -> list[str]:
         """Names of the DynamoWorkerMetadata published by the component's pods (one per pod)."""
-        published = self.admin.get(WORKER_METADATA.format(ns=self.namespace))["items"]
+        published = self.admin.get(kinds.WORKER_METADATA.collection_path(self.namespace))["items"]
         return [
             m["metadata"]["name"]
             for m in published
@@ -124,7 +125,7 @@ def serving(
         lora_graph("lora"),
     )
     for graph in graphs:
-        installed.admin.create(GRAPH.collection_path(namespace), graph)
+        installed.admin.create(kinds.GRAPH.collection_path(namespace), graph)
         serving.applied_at[graph["metadata"]["name"]] = time.monotonic()
     return serving
 
@@ -148,7 +149,7 @@ def test_an_aggregated_graph_is_successful_once_its_pods_are_ready_and_answers(
     assert chat(frontend, "What is Dynamo?")
     # The worker published itself for Kubernetes discovery, owned by its pod.
     [worker_pod] = serving.pods("agg-worker")
-    published = serving.admin.get(WORKER_METADATA.format(ns=serving.namespace))["items"]
+    published = serving.admin.get(kinds.WORKER_METADATA.collection_path(serving.namespace))["items"]
     [metadata] = [m for m in published if m["metadata"]["name"] == worker_pod["metadata"]["name"]]
     assert metadata["metadata"]["ownerReferences"][0]["uid"] == worker_pod["metadata"]["uid"]
     record_property("apply_to_first_answer_seconds", round(first_answer, 1))
@@ -240,7 +241,7 @@ def test_an_env_change_rolls_the_workers_out_under_load(
 
 def test_a_lora_is_loaded_restored_after_a_worker_restart_and_unloaded(serving: Serving) -> None:
     serving.converged("lora")
-    models = MODEL_KIND.format(ns=serving.namespace)
+    models = kinds.MODEL.collection_path(serving.namespace)
     serving.admin.create(
         models,
         {
@@ -389,7 +390,7 @@ def _watch_rollout(serving: Serving, graph: str, generation: int) -> str:
     successful while a worker pod of the old template was still running, else ''."""
     deadline = time.monotonic() + CONVERGE
     while time.monotonic() < deadline:
-        current = serving.admin.get(GRAPH.object_path(serving.namespace, graph))
+        current = serving.admin.get(kinds.GRAPH.object_path(serving.namespace, graph))
         if current["metadata"]["generation"] == generation and is_converged(current):
             stale = [
                 p["metadata"]["name"]

@@ -26,13 +26,14 @@ import anyio.to_thread
 import pytest
 
 from e2e.support.dashboard import load_dashboard, panel_queries, substitute, variable_queries
-from e2e.support.graphs import GRAPH, ROOT, World, small_graph
+from e2e.support.graphs import ROOT, World, small_graph
+from e2e.support.kinds import GRAPH, RESOURCE_QUOTA
 from e2e.support.metrics_access import MetricsIdentities, sample_sum, scrape
 from e2e.support.operator_process import running_operator
 from e2e.support.polling import eventually
 from e2e.support.ports import free_port
 from manager.runtime.client import ApiError, NotFound, RestClient
-from manager.runtime.kinds import NAMESPACE, ResourceKind
+from manager.runtime.kinds import NAMESPACE
 from manager.runtime.tls import generate_ca, generate_serving_pair
 from webhooks import (
     VALIDATING_WEBHOOK_CONFIGURATION,
@@ -44,7 +45,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio, pytest.mark.local_control_plan
 
 BUILD = ROOT / "hack" / "promql-check" / "build.sh"
 JOB = "dynamo-operator"
-RESOURCE_QUOTA = ResourceKind("v1", "ResourceQuota", "resourcequotas", True)
 SCRAPE_GAP = 15.0
 """Seconds between the two scrapes, Prometheus's usual interval; spacing only, never asserted."""
 

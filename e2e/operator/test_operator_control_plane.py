@@ -17,14 +17,13 @@ import anyio
 import pytest
 
 from e2e.support.graphs import (
-    COMPONENT,
-    GRAPH,
     World,
     check_converged_children,
     main_env,
     no_namespace_terminating,
     small_graph,
 )
+from e2e.support.kinds import COMPONENT, GRAPH
 from e2e.support.operator_process import OperatorProcess, running_operator
 from e2e.support.polling import eventually
 from manager.runtime.client import TransportError

@@ -15,12 +15,8 @@ from typing import Any
 import pytest
 
 from e2e.support.graphs import (
-    COMPONENT,
     EXAMPLE,
     FIXTURES,
-    GRAPH,
-    LEADER_WORKER_SET,
-    PERSISTENT_VOLUME,
     World,
     check_converged_children,
     condition,
@@ -29,6 +25,7 @@ from e2e.support.graphs import (
     seed_graph,
     small_graph,
 )
+from e2e.support.kinds import COMPONENT, GRAPH, LEADER_WORKER_SET, PERSISTENT_VOLUME
 from e2e.support.polling import eventually
 from manager.runtime.kinds import (
     DEPLOYMENT,

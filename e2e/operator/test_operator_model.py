@@ -20,16 +20,15 @@ from urllib.parse import quote
 import pytest
 
 from e2e.support import polling
+from e2e.support.kinds import GRAPH, MODEL
 from e2e.support.lora_workers import PORT, Call, Worker, WorkerNetwork, worker_network
 from e2e.support.operator_process import OperatorProcess
 from manager.runtime.client import NotFound, RestClient
-from manager.runtime.kinds import ENDPOINT_SLICE, EVENT, POD, SERVICE, ResourceKind
+from manager.runtime.kinds import ENDPOINT_SLICE, EVENT, POD, SERVICE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 T = TypeVar("T")
-MODEL = ResourceKind("nvidia.com/v1alpha1", "DynamoModel", "dynamomodels", True)
-GRAPH = ResourceKind("nvidia.com/v1alpha1", "DynamoGraphDeployment", "dynamographdeployments", True)
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 QWEN = "Qwen/Qwen3-0.6B"
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"

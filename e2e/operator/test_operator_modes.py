@@ -32,10 +32,11 @@ import anyio.to_thread
 import kr8s
 import pytest
 import yaml
-from kr8s.objects import Namespace
 
 from e2e.support import chart
-from e2e.support.graphs import GRAPH, World, is_converged, recorded, small_graph
+from e2e.support.graphs import World, is_converged, recorded, small_graph
+from e2e.support.kinds import GRAPH, RBAC_KINDS
+from e2e.support.namespaces import scratch_namespace
 from e2e.support.operator_process import OperatorProcess, start_operator
 from e2e.support.polling import eventually
 from e2e.support.ports import free_port
@@ -57,14 +58,6 @@ OPERATOR_SERVICE_ACCOUNT = "dynamo-operator-controller-manager"
 LEASE_DURATION = timedelta(seconds=15)
 """The leader-election lease duration (controller-runtime's default, which the operator keeps)."""
 READY_TIMEOUT = 60.0
-
-ROLE = ResourceKind("rbac.authorization.k8s.io/v1", "Role", "roles", True)
-ROLE_BINDING = ResourceKind("rbac.authorization.k8s.io/v1", "RoleBinding", "rolebindings", True)
-CLUSTER_ROLE = ResourceKind("rbac.authorization.k8s.io/v1", "ClusterRole", "clusterroles", False)
-CLUSTER_ROLE_BINDING = ResourceKind(
-    "rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "clusterrolebindings", False
-)
-RBAC_KINDS = {kind.kind: kind for kind in (ROLE, ROLE_BINDING, CLUSTER_ROLE, CLUSTER_ROLE_BINDING)}
 
 
 # -- processes --------------------------------------------------------------------------------
@@ -216,13 +209,8 @@ def rest(api: Any) -> RestClient:
 
 @pytest.fixture
 def other_namespace(kr8s_api: kr8s.Api) -> Iterator[str]:
-    name = f"operator-modes-b-{uuid.uuid4().hex[:6]}"
-    namespace = Namespace({"metadata": {"name": name}}, api=kr8s_api)
-    namespace.create()
-    try:
+    with scratch_namespace(kr8s_api, "operator-modes-b") as name:
         yield name
-    finally:
-        namespace.delete()
 
 
 async def read_lease(rest: RestClient, namespace: str, name: str) -> dict[str, Any] | None:

@@ -18,8 +18,6 @@ import anyio
 import pytest
 
 from e2e.support.graphs import (
-    COMPONENT,
-    GRAPH,
     USER,
     World,
     component_name,
@@ -27,6 +25,7 @@ from e2e.support.graphs import (
     no_namespace_terminating,
     small_graph,
 )
+from e2e.support.kinds import COMPONENT, GRAPH
 from e2e.support.operator_process import OperatorProcess, running_operator, start_operator
 from e2e.support.polling import eventually
 from manager.runtime.client import NotFound, RestClient

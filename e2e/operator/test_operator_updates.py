@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from e2e.support.graphs import COMPONENT, GRAPH, World, condition, main_env, recorded, small_graph
+from e2e.support.graphs import World, condition, main_env, recorded, small_graph
+from e2e.support.kinds import COMPONENT, GRAPH
 from e2e.support.polling import eventually
 from manager.runtime.kinds import DEPLOYMENT, POD, SECRET, SERVICE
 

@@ -22,7 +22,7 @@ from dynamo_operator.builders import FRONTEND_READINESS_COMMAND
 from dynamo_operator.constants import Ports
 from e2e.localcluster import AdminClient
 from e2e.support.dynamo_image import IMAGE, engine_command, mocker_command
-from e2e.support.graphs import GRAPH
+from e2e.support.kinds import GRAPH
 from e2e.support.real_node import RealNodeCluster
 
 MODEL = "tiny"

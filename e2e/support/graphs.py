@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import anyio
 import yaml
 
+from e2e.support.kinds import COMPONENT, GRAPH, LEADER_WORKER_SET
 from e2e.support.polling import CONVERGE_TIMEOUT, eventually
 from manager.runtime.client import NotFound, RestClient
 from manager.runtime.kinds import (
@@ -38,14 +39,6 @@ IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.7.0"
 USER = "kubectl"
 """The field manager of the test's own writes: what a user's `kubectl` would be."""
 
-GRAPH = ResourceKind("nvidia.com/v1alpha1", "DynamoGraphDeployment", "dynamographdeployments", True)
-COMPONENT = ResourceKind(
-    "nvidia.com/v1alpha1", "DynamoComponentDeployment", "dynamocomponentdeployments", True
-)
-LEADER_WORKER_SET = ResourceKind(
-    "leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "leaderworkersets", True
-)
-PERSISTENT_VOLUME = ResourceKind("v1", "PersistentVolume", "persistentvolumes", False)
 SELECTOR_LABEL = "nvidia.com/selector"
 
 

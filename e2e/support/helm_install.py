@@ -16,7 +16,8 @@ from typing import Any
 
 from e2e.localcluster import AdminClient, ApiError, wait_for
 from e2e.support.chart import CRD_CHART, OPERATOR_CHART, run_helm
-from e2e.support.graphs import GRAPH, ROOT, is_converged, small_graph
+from e2e.support.graphs import ROOT, is_converged, small_graph
+from e2e.support.kinds import GRAPH
 from e2e.support.real_node import RealNodeCluster
 
 RELEASE = "dynamo-operator"

@@ -18,13 +18,10 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from e2e.support.kinds import CLUSTER_ROLE, CLUSTER_ROLE_BINDING
 from manager.runtime.client import NotFound, RestClient
-from manager.runtime.kinds import SERVICE_ACCOUNT, ResourceKind
+from manager.runtime.kinds import SERVICE_ACCOUNT
 
-CLUSTER_ROLE = ResourceKind("rbac.authorization.k8s.io/v1", "ClusterRole", "clusterroles", False)
-CLUSTER_ROLE_BINDING = ResourceKind(
-    "rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "clusterrolebindings", False
-)
 FIELD_MANAGER = "e2e"
 
 

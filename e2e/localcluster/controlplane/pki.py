@@ -19,6 +19,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from manager.runtime.tls import key_pair as tls_key_pair
+
 _VALIDITY = datetime.timedelta(days=365)
 _LOOPBACK_NAMES = ("localhost",)
 _LOOPBACK_IPS = ("127.0.0.1",)
@@ -139,36 +141,12 @@ def write_kubeconfig(
 
 
 def _create_ca(directory: Path) -> KeyPair:
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "dynamo-local-cluster-ca")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + _VALIDITY)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .add_extension(
-            x509.KeyUsage(
-                digital_signature=True,
-                key_cert_sign=True,
-                crl_sign=True,
-                content_commitment=False,
-                key_encipherment=False,
-                data_encipherment=False,
-                key_agreement=False,
-                encipher_only=False,
-                decipher_only=False,
-            ),
-            critical=True,
-        )
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
-        .sign(key, hashes.SHA256())
+    ca = tls_key_pair.generate_ca(
+        datetime.datetime.now(datetime.UTC), _VALIDITY, common_name="dynamo-local-cluster-ca"
     )
-    return _write_pair(directory, "ca", cert, key)
+    return KeyPair(
+        _write(directory / "ca.crt", ca.cert_pem), _write(directory / "ca.key", ca.key_pem)
+    )
 
 
 def _issue(
