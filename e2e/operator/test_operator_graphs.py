@@ -2,7 +2,7 @@
 
 One operator process for the module, started as a user starts it; each test deploys graphs in
 its own namespace: the sample graph (with its PVC, a LeaderWorkerSet for its two-node decode
-worker, and deletion garbage-collecting everything but the claim), the seeds' graphs, the
+worker, and deletion garbage-collecting everything but the claim), the documented graphs, the
 multinode graph, a graph asking for more GPUs than the cluster has, and the namespace's Kubernetes
 discovery account shared by its graphs.
 """

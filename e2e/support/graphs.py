@@ -4,7 +4,7 @@
 status, Events) and writes the way a user does (create, merge patch, delete, with field manager
 `kubectl`); the tests only ever compare what it reads. `eventually` polls for a state with a
 generous timeout and never measures time. The graph manifests are the repository's: the sample
-(`examples/`) and the seeds' graphs (`tests/fixtures/graphs/`).
+(`examples/`) and the graphs of the Dynamo operator's documentation (`tests/fixtures/graphs/`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The real node's configuration files: containerd, the CNI network, the kubelet and kube-proxy.
 
-Pure rendering (paths in, text out), following the feasibility study in
-``shared/research/real-node.md``; each setting that is there because of this machine kind says so.
+Pure rendering (paths in, text out); each setting that is there because of this machine kind says
+so.
 The Debian packages' own configuration (``/etc/containerd``, ``/etc/cni``) is never read or written:
 every path is under the node's own directories.
 """

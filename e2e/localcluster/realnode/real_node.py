@@ -9,8 +9,7 @@ ClusterIP Services through kube-proxy's iptables rules. Everything else stays on
 The node is machine-wide (fixed ports, iptables, the ``rn0`` bridge, cgroups, sysctls), so a flock
 (``host_cleanup.MachineLock``) admits one per machine. ``stop`` deletes the node's Pods through the
 API, stops the daemons and undoes every host change (``node_teardown``); a node whose harness was
-killed is torn down by the next ``start`` or by ``reap_abandoned``. Configuration follows the
-feasibility study ``shared/research/real-node.md`` (see ``node_config``).
+killed is torn down by the next ``start`` or by ``reap_abandoned``. Configuration: ``node_config``.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The real node's configuration, as the daemons read it: each setting here is one that, when
-missing, made the node fail on this machine kind (see shared/research/real-node.md)."""
+missing, made the node fail on this machine kind (each says so in ``node_config``)."""
 
 from __future__ import annotations
 
