@@ -30,9 +30,9 @@ import kr8s
 import yaml
 from kr8s.objects import new_class
 
-from e2e.localcluster import wait_for
 from e2e.localcluster.processes import die_with_parent_hook
 from e2e.support import chart
+from e2e.support.crds import install_crd_documents
 
 BUILD_SCRIPT = (
     Path(__file__).resolve().parents[2] / "hack" / "control-plane" / "build-cert-manager.sh"
@@ -87,25 +87,11 @@ def crd_documents(directory: Path) -> list[dict[str, Any]]:
     ]
 
 
-def install_crds(api: kr8s.Api, directory: Path) -> None:
-    for document in crd_documents(directory):
-        crd = CustomResourceDefinition(document, api=api)
-        if not crd.exists():
-            crd.create()
-
-        def established(crd: Any = crd) -> bool:
-            crd.refresh()
-            conditions = (crd.raw.get("status") or {}).get("conditions") or []
-            return any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
-
-        wait_for(f"CRD {crd.name} Established", established, timeout=30)
-
-
 @contextlib.contextmanager
 def running_cert_manager(kubeconfig: Path, log_dir: Path) -> Iterator[CertManager]:
     """Build (cached), install the CRDs, run controller and cainjector; stop both afterwards."""
     directory = build()
-    install_crds(kr8s.api(kubeconfig=str(kubeconfig)), directory)
+    install_crd_documents(kr8s.api(kubeconfig=str(kubeconfig)), crd_documents(directory))
     processes: list[subprocess.Popen[bytes]] = []
     try:
         for name in ("controller", "cainjector"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +32,15 @@ def committed_crds() -> list[dict[str, Any]]:
 
 
 def install_crds(api: kr8s.Api) -> list[APIObject]:
+    """The repository's CRDs, installed with ``install_crd_documents``."""
+    return install_crd_documents(api, committed_crds())
+
+
+def install_crd_documents(api: kr8s.Api, manifests: Iterable[dict[str, Any]]) -> list[APIObject]:
     """Create each CRD unless present and wait until it is Established; idempotent, so several
     suites (or workers sharing an external cluster) can install the same files."""
     installed = []
-    for manifest in committed_crds():
+    for manifest in manifests:
         crd = CustomResourceDefinition(manifest, api=api)
         if not crd.exists():
             try:
