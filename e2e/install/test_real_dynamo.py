@@ -216,7 +216,7 @@ def test_an_env_change_rolls_the_workers_out_under_load(
     wait_until_answering(frontend)
     [old_pod] = serving.pods("agg-worker")
 
-    with _load(frontend) as load:
+    with _Load(frontend) as load:
         time.sleep(2)
         patched = serving.patch_graph(
             "agg",
@@ -356,7 +356,8 @@ def test_the_discovery_role_grants_exactly_what_the_pods_used(
 
 
 class _Load:
-    """A client sending chat completions one after another, without pause, on a thread."""
+    """A client sending chat completions one after another, without pause, on a thread, for as
+    long as the ``with`` block lasts."""
 
     def __init__(self, frontend: str) -> None:
         self.frontend = frontend
@@ -365,6 +366,14 @@ class _Load:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
+    def __enter__(self) -> _Load:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
     def _run(self) -> None:
         while not self._stop.is_set():
             self.sent += 1
@@ -372,17 +381,6 @@ class _Load:
                 chat(self.frontend, f"load {self.sent}")
             except HttpError as error:
                 self.failures.append(str(error)[:200])
-
-
-@contextmanager
-def _load(frontend: str) -> Iterator[_Load]:
-    load = _Load(frontend)
-    load._thread.start()
-    try:
-        yield load
-    finally:
-        load._stop.set()
-        load._thread.join(timeout=30)
 
 
 def _watch_rollout(serving: Serving, graph: str, generation: int) -> str:
