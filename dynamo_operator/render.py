@@ -4,13 +4,12 @@
 DynamoGraphDeployment yields its PVCs and DynamoComponentDeployments, and each DCD (generated or
 given) yields its Deployment or LeaderWorkerSets, Service, Ingress or VirtualService and autoscaler.
 Secrets of type ``kubernetes.io/dockerconfigjson`` among the documents feed pull-secret discovery.
-What the graphs of a namespace share comes first, once per namespace: with Kubernetes discovery
-the account their pods run as (owned by each graph, or standalone component, of the documents)
-with its Role and RoleBinding, and the planner's ServiceAccount (and its RoleBinding when a
-``planner_cluster_role_name`` is given) where a graph has a planner. Then documents in input
-order: for each graph its PVCs, then per component (sorted by name) the DCD followed by its
-children. A base model's headless Service, shared by every component serving it, comes out once,
-after the first of them.
+With Kubernetes discovery, the account the pods of a namespace run as (owned by each graph, or
+standalone component, of the documents) comes first, once per namespace, with its Role and
+RoleBinding. Then documents in input order: for each graph the planner's ServiceAccount (and its
+RoleBinding when a ``planner_cluster_role_name`` is given) if it has a planner, its PVCs, then per
+component (sorted by name) the DCD followed by its children. What several graphs share (the
+planner's account, a base model's headless Service) comes out once, after the first of them.
 """
 
 from __future__ import annotations
@@ -66,7 +65,14 @@ def _render_component(
     result.warnings.extend(children.warnings)
 
 
-def _render_graph(dgd: DynamoGraphDeployment, context: BuildContext, result: RenderResult) -> None:
+def _render_graph(
+    dgd: DynamoGraphDeployment,
+    context: BuildContext,
+    result: RenderResult,
+    planner_cluster_role_name: str | None,
+) -> None:
+    namespace = dgd.metadata.namespace or context.default_namespace
+    result.objects.extend(build_planner_access(dgd, namespace, planner_cluster_role_name))
     result.objects.extend(build_persistent_volume_claims(dgd, context))
     for dcd in build_component_deployments(dgd, context):
         result.objects.append(dcd)
@@ -74,27 +80,21 @@ def _render_graph(dgd: DynamoGraphDeployment, context: BuildContext, result: Ren
 
 
 def _render_document(
-    document: Mapping[str, Any], context: BuildContext, result: RenderResult
+    document: Mapping[str, Any],
+    context: BuildContext,
+    result: RenderResult,
+    planner_cluster_role_name: str | None,
 ) -> None:
     kind = document.get("kind")
     if kind == KIND_GRAPH_DEPLOYMENT:
-        _render_graph(DynamoGraphDeployment.model_validate(document), context, result)
+        dgd = DynamoGraphDeployment.model_validate(document)
+        _render_graph(dgd, context, result, planner_cluster_role_name)
     elif kind == KIND_COMPONENT_DEPLOYMENT:
         _render_component(DynamoComponentDeployment.model_validate(document), context, result)
     elif kind == KIND_MODEL or (kind == "Secret" and is_docker_config_secret(document)):
         return  # nothing to create: models are discovered, secrets only feed discovery
     else:
         raise RenderError(f"unsupported kind {kind!r}")
-
-
-def _planner_access(
-    document: Mapping[str, Any], context: BuildContext, role_name: str | None
-) -> list[dict[str, Any]]:
-    if document.get("kind") != KIND_GRAPH_DEPLOYMENT:
-        return []
-    dgd = DynamoGraphDeployment.model_validate(document)
-    namespace = dgd.metadata.namespace or context.default_namespace
-    return build_planner_access(dgd, namespace, role_name)
 
 
 def _components_of(document: Mapping[str, Any], context: BuildContext) -> list[Mapping[str, Any]]:
@@ -172,11 +172,8 @@ def render_objects(
         result.objects.extend(_discovery_access(components, default_namespace))
     _for_each_document(
         documents,
-        lambda document: result.objects.extend(
-            _planner_access(document, context, planner_cluster_role_name)
-        ),
+        lambda document: _render_document(document, context, result, planner_cluster_role_name),
     )
-    _for_each_document(documents, lambda document: _render_document(document, context, result))
     result.objects = _without_repeats(result.objects)
     return result
 
