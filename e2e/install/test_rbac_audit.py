@@ -39,7 +39,7 @@ import pytest
 import yaml
 
 from e2e.localcluster import LocalCluster, ensure_binaries, install_crd
-from e2e.localcluster.controlplane.audit import read_audit_events
+from e2e.localcluster.controlplane.audit import read_audit_events, verbs_needed
 from e2e.support import chart
 from e2e.support.crds import CRD_DIR
 from e2e.support.graphs import World
@@ -184,9 +184,9 @@ def uses(request: Request, planner_role: str | None) -> list[Request]:
     """The permissions a request needs: a PATCH that created the object needed create; creating
     a RoleBinding to the planner's ClusterRole needed bind on it (RBAC's escalation check, in
     the binding's namespace)."""
-    needed = [request]
-    if request.verb == "patch" and request.code == 201:
-        needed.append(dataclasses.replace(request, verb="create"))
+    needed = [
+        dataclasses.replace(request, verb=verb) for verb in verbs_needed(request.verb, request.code)
+    ]
     created = any(r.verb == "create" for r in needed) and request.code in (200, 201)
     if created and request.resource == "rolebindings" and planner_role:
         bind = Request(

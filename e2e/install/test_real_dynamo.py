@@ -27,8 +27,8 @@ from typing import Any
 import pytest
 
 from dynamo_operator.constants import Ports
-from e2e.localcluster import ApiError, ensure_binaries, rss_bytes, wait_for
-from e2e.localcluster.controlplane.audit import read_audit_events
+from e2e.localcluster import ensure_binaries, rss_bytes, wait_for
+from e2e.localcluster.controlplane.audit import read_audit_events, verbs_needed
 from e2e.support import kinds
 from e2e.support.chart import OPERATOR_CHART
 from e2e.support.dynamo_model import model_files
@@ -46,7 +46,14 @@ from e2e.support.dynamo_serving import (
     wait_until_answering,
 )
 from e2e.support.graphs import is_converged
-from e2e.support.helm_install import CONVERGE, RELEASE, SYSTEM, Installed, install
+from e2e.support.helm_install import (
+    CONVERGE,
+    RELEASE,
+    SYSTEM,
+    Installed,
+    condition_status,
+    install,
+)
 from e2e.support.ports import free_port
 from e2e.support.real_node import RealNodeCluster, running_real_node
 
@@ -79,8 +86,15 @@ class Serving:
         pods: list[dict[str, Any]] = self.admin.get(path)["items"]
         return [p for p in pods if not p["metadata"].get("deletionTimestamp")]
 
+    def pod_path(self, pod: dict[str, Any]) -> str:
+        return f"/api/v1/namespaces/{self.namespace}/pods/{pod['metadata']['name']}"
+
     def ready_pod_ips(self, component: str) -> list[str]:
-        return sorted(p["status"]["podIP"] for p in self.pods(component) if _ready(p))
+        return sorted(
+            p["status"]["podIP"]
+            for p in self.pods(component)
+            if condition_status(p, "Ready") == "True"
+        )
 
     def patch_graph(self, graph: str, patch: dict[str, Any]) -> dict[str, Any]:
         result: dict[str, Any] = self.admin.patch(
@@ -224,7 +238,11 @@ def test_an_env_change_rolls_the_workers_out_under_load(
         )
         premature = _watch_rollout(serving, "agg", patched["metadata"]["generation"])
         # Requests keep going until the old worker's pod is gone, not only marked for deletion.
-        wait_for("the old worker's pod gone", lambda: _gone(serving, old_pod), timeout=CONVERGE)
+        wait_for(
+            "the old worker's pod gone",
+            lambda: serving.installed.get(serving.pod_path(old_pod)) is None,
+            timeout=CONVERGE,
+        )
         time.sleep(2)
 
     record_property("rollout_requests_sent", load.sent)
@@ -264,7 +282,7 @@ def test_a_lora_is_loaded_restored_after_a_worker_restart_and_unloaded(serving: 
     assert chat(frontend, "Adapted?", model=ADAPTER)
 
     [pod] = serving.pods("lora-worker")
-    serving.admin.delete(f"/api/v1/namespaces/{serving.namespace}/pods/{pod['metadata']['name']}")
+    serving.admin.delete(serving.pod_path(pod))
     new_ip = wait_for(
         "a new worker pod ready",
         lambda: next(iter(set(serving.ready_pod_ips("lora-worker")) - {ip}), None),
@@ -279,7 +297,9 @@ def test_a_lora_is_loaded_restored_after_a_worker_restart_and_unloaded(serving: 
     serving.admin.delete(f"{models}/{ADAPTER}")
 
     wait_for(
-        "the model deleted (finalizer released)", lambda: _deleted(serving, models), timeout=120
+        "the model deleted (finalizer released)",
+        lambda: serving.installed.get(f"{models}/{ADAPTER}") is None,
+        timeout=120,
     )
     assert ADAPTER not in _loras(new_ip)
 
@@ -296,7 +316,9 @@ def test_the_same_graph_serves_with_etcd_discovery(
         def on_etcd() -> bool:
             pods = [*serving.pods("disagg-prefill"), *serving.pods("disagg-decode")]
             return len(pods) == 2 and all(
-                _env(pod).get("DYN_DISCOVERY_BACKEND") == "etcd" and _ready(pod) for pod in pods
+                _env(pod).get("DYN_DISCOVERY_BACKEND") == "etcd"
+                and condition_status(pod, "Ready") == "True"
+                for pod in pods
             )
 
         wait_for("the workers rolled onto etcd discovery", on_etcd, timeout=CONVERGE)
@@ -333,7 +355,7 @@ def test_the_discovery_role_grants_exactly_what_the_pods_used(
     used = {
         (verb, e["objectRef"].get("apiGroup", ""), e["objectRef"]["resource"])
         for e in requests.values()
-        for verb in _verbs_used(e)
+        for verb in verbs_needed(e["verb"], (e.get("responseStatus") or {}).get("code", 0))
     }
     role = serving.admin.get(
         f"/apis/rbac.authorization.k8s.io/v1/namespaces/{serving.namespace}"
@@ -400,18 +422,6 @@ def _watch_rollout(serving: Serving, graph: str, generation: int) -> str:
     raise AssertionError(f"the rollout of {graph} did not finish within {CONVERGE:.0f}s")
 
 
-def _verbs_used(event: dict[str, Any]) -> list[str]:
-    """The RBAC verbs a request needed: a server-side apply that created its object (PATCH
-    answered 201) needed ``create`` as well as ``patch``."""
-    created = (event.get("responseStatus") or {}).get("code") == 201
-    return [event["verb"], "create"] if event["verb"] == "patch" and created else [event["verb"]]
-
-
-def _ready(pod: dict[str, Any]) -> bool:
-    conditions = pod.get("status", {}).get("conditions") or ()
-    return any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
-
-
 def _env(pod: dict[str, Any]) -> dict[str, str | None]:
     [main] = [c for c in pod["spec"]["containers"] if c["name"] == "main"]
     return {e["name"]: e.get("value") for e in main.get("env") or ()}
@@ -419,23 +429,6 @@ def _env(pod: dict[str, Any]) -> dict[str, str | None]:
 
 def _exactly(items: list[Any], count: int) -> list[Any] | None:
     return items if len(items) == count else None
-
-
-def _gone(serving: Serving, pod: dict[str, Any]) -> bool:
-    path = f"/api/v1/namespaces/{serving.namespace}/pods/{pod['metadata']['name']}"
-    return _absent(serving, path)
-
-
-def _deleted(serving: Serving, models: str) -> bool:
-    return _absent(serving, f"{models}/{ADAPTER}")
-
-
-def _absent(serving: Serving, path: str) -> bool:
-    try:
-        serving.admin.get(path)
-    except ApiError as error:
-        return error.status == 404
-    return False
 
 
 def _loras(ip: str) -> list[str]:

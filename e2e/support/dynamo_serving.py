@@ -137,26 +137,25 @@ class HttpError(Exception):
 def http_json(
     method: str, url: str, body: Mapping[str, Any] | None = None, *, timeout: float = 10.0
 ) -> Any:
+    text = http_text(method, url, body, timeout=timeout)
+    return json.loads(text) if text else None
+
+
+def http_text(
+    method: str, url: str, body: Mapping[str, Any] | None = None, *, timeout: float = 10.0
+) -> str:
+    """The answer's body (HttpError for an error status, or when nothing answers)."""
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(url, data=data, method=method)
     if data is not None:
         request.add_header("Content-Type", "application/json")
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            text = response.read().decode()
+            return str(response.read().decode())
     except urllib.error.HTTPError as error:
         raise HttpError(f"{method} {url}: {error.code} {error.read()[:300]!r}") from error
     except (OSError, urllib.error.URLError) as error:
         raise HttpError(f"{method} {url}: {error}") from error
-    return json.loads(text) if text else None
-
-
-def http_text(url: str, *, timeout: float = 5.0) -> str:
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            return str(response.read().decode())
-    except (OSError, urllib.error.URLError) as error:
-        raise HttpError(f"GET {url}: {error}") from error
 
 
 def chat(base_url: str, prompt: str = "Hello there", *, model: str = MODEL) -> str:
@@ -174,7 +173,7 @@ def chat(base_url: str, prompt: str = "Hello there", *, model: str = MODEL) -> s
 
 def generate_requests(pod_ip: str) -> float:
     """Requests a worker's ``generate`` endpoint has served, from its system port's metrics."""
-    text = http_text(f"http://{pod_ip}:{Ports.SYSTEM}/metrics")
+    text = http_text("GET", f"http://{pod_ip}:{Ports.SYSTEM}/metrics", timeout=5.0)
     return sum(
         float(line.rsplit(" ", 1)[1])
         for line in text.splitlines()

@@ -4,6 +4,7 @@ from the runtime's (``manager.runtime.kinds``), and here only those the operator
 
 from __future__ import annotations
 
+from dynamo_operator.crd import RUNTIME_RESOURCES
 from manager.app.kinds import COMPONENT, GRAPH, MODEL, OPTIONAL_KINDS
 from manager.runtime.kinds import ROLE, ROLE_BINDING, ResourceKind
 
@@ -27,8 +28,9 @@ __all__ = [
 LEADER_WORKER_SET = OPTIONAL_KINDS["lws"]
 POD_GROUP = OPTIONAL_KINDS["volcano"]
 VIRTUAL_SERVICE = OPTIONAL_KINDS["istio"]
+(_WORKER_METADATA_CRD,) = RUNTIME_RESOURCES
 WORKER_METADATA = ResourceKind(
-    GRAPH.api_version, "DynamoWorkerMetadata", "dynamoworkermetadatas", namespaced=True
+    GRAPH.api_version, _WORKER_METADATA_CRD.kind, _WORKER_METADATA_CRD.plural, namespaced=True
 )
 """What each Dynamo worker publishes of itself for Kubernetes discovery (the operator only
 installs its CRD and grants access to it)."""

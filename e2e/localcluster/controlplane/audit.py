@@ -53,3 +53,9 @@ def read_audit_events(path: Path) -> list[dict[str, Any]]:
         except json.JSONDecodeError:
             continue
     return events
+
+
+def verbs_needed(verb: str, code: int) -> list[str]:
+    """The RBAC verbs a request answered with ``code`` needed: a server-side apply that created
+    its object (PATCH answered 201) needed ``create`` as well as ``patch``."""
+    return [verb, "create"] if verb == "patch" and code == 201 else [verb]
