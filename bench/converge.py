@@ -61,6 +61,7 @@ from dynamo_operator.render import render_objects
 from dynamo_operator.settings import OperatorSettings
 from e2e.localcluster.controlplane import kwok_nodes
 from e2e.localcluster.processes import die_with_parent_hook
+from e2e.support.metrics_scrape import Samples, of_families, requests_by_method, total, writes
 from e2e.support.operator_process import OperatorProcess
 from e2e.support.ports import free_port
 from manager.app.kinds import COMPONENT, GRAPH
@@ -301,14 +302,6 @@ def machine_busy() -> tuple[float, float]:
     return sum(values) - idle, sum(values)
 
 
-Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
-
-
-def metric(samples: Samples, series: str, /, **labels: str) -> float:
-    wanted = set(labels.items())
-    return sum(v for (n, ls), v in samples.items() if n == series and wanted <= set(ls))
-
-
 async def scrape(operator: OperatorProcess, attempts: int = 5) -> Samples:
     """The operator's `/metrics`, retried: one failed scrape should not end a long run."""
     for attempt in range(attempts):
@@ -320,28 +313,6 @@ async def scrape(operator: OperatorProcess, attempts: int = 5) -> Samples:
             print(f"  scrape failed ({error}), retrying", flush=True)
             await anyio.sleep(1.0)
     raise AssertionError("unreachable")
-
-
-def bench_samples() -> Samples:
-    """This process's own metrics (the bench's client), in the form of `OperatorProcess.metrics`."""
-    return {
-        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
-        for family in REGISTRY.collect()
-        for sample in family.samples
-    }
-
-
-def requests_by_method(samples: Samples) -> dict[str, float]:
-    methods: dict[str, float] = {}
-    for (name, labels), value in samples.items():
-        if name == "rest_client_requests_total":
-            method = dict(labels)["method"]
-            methods[method] = methods.get(method, 0.0) + value
-    return methods
-
-
-def writes(samples: Samples) -> float:
-    return sum(v for m, v in requests_by_method(samples).items() if m != "GET")
 
 
 # -- the two runs ----------------------------------------------------------------------------------
@@ -356,7 +327,7 @@ class Timeline:
     async def sample(
         self, started: float, progress: list[Progress], operator: OperatorProcess | None
     ) -> None:
-        busy, total = machine_busy()
+        busy, jiffies = machine_busy()
         cpu = process_cpu_seconds(operator.process.pid) if operator else 0.0
         while True:
             await anyio.sleep(SAMPLE_SECONDS)
@@ -364,15 +335,15 @@ class Timeline:
             row = f"t={time.perf_counter() - started:6.1f}s " + " ".join(
                 f"{p.label}={len(p.finished)}/{len(p.seen)}" for p in progress
             )
-            row += f" machine_cpu={(now_busy - busy) / max(now_total - total, 1):.0%}"
-            busy, total = now_busy, now_total
+            row += f" machine_cpu={(now_busy - busy) / max(now_total - jiffies, 1):.0%}"
+            busy, jiffies = now_busy, now_total
             if operator is not None:
                 now_cpu = process_cpu_seconds(operator.process.pid)
                 samples = await scrape(operator)
                 row += (
                     f" operator_cpu={(now_cpu - cpu) / SAMPLE_SECONDS:.0%}"
-                    f" queue={metric(samples, 'workqueue_depth'):.0f}"
-                    f" requests={metric(samples, 'rest_client_requests_total'):.0f}"
+                    f" queue={total(samples, 'workqueue_depth'):.0f}"
+                    f" requests={total(samples, 'rest_client_requests_total'):.0f}"
                 )
                 cpu = now_cpu
             self.rows.append(row)
@@ -433,18 +404,18 @@ async def run_floor(rest: RestClient, n: int, args: argparse.Namespace) -> dict[
         await watch_progress(rest, namespace, [(DEPLOYMENT, deployments)], tg)
         started = deployments.started = time.perf_counter()
         tg.start_soon(timeline.sample, started, [deployments], None)
-        before = bench_samples()
+        before = of_families(REGISTRY.collect())
         await for_each(
             graphs,
             lambda graph: create_floor_graph(rest, kinds, graph, apply=args.floor_apply),
             args.concurrency,
         )
         result["created_s"] = time.perf_counter() - started
-        after = bench_samples()
+        after = of_families(REGISTRY.collect())
         verb = "PATCH" if args.floor_apply else "POST"
         seconds, count = (
-            metric(after, f"rest_client_request_duration_seconds_{part}", verb=verb)
-            - metric(before, f"rest_client_request_duration_seconds_{part}", verb=verb)
+            total(after, f"rest_client_request_duration_seconds_{part}", verb=verb)
+            - total(before, f"rest_client_request_duration_seconds_{part}", verb=verb)
             for part in ("sum", "count")
         )
         result["write_latency_ms"] = 1000 * seconds / max(count, 1)
@@ -509,7 +480,7 @@ async def settle(operator: OperatorProcess, limit: float) -> tuple[float, Sample
     while True:
         samples = await scrape(operator)
         now = time.perf_counter()
-        if writes(samples) != last or metric(samples, "workqueue_depth") > 0:
+        if writes(samples) != last or total(samples, "workqueue_depth") > 0:
             quiet_since, last = now, writes(samples)
         if now - quiet_since >= 5.0 or now - started >= limit:
             return now - started, samples
@@ -534,7 +505,7 @@ async def run_operator(
             await scrape(operator),
             process_cpu_seconds(pid),
         )
-        result["startup_requests"] = metric(before, "rest_client_requests_total")
+        result["startup_requests"] = total(before, "rest_client_requests_total")
         result["startup_rss_mib"] = process_memory_mib(pid, "VmRSS")
         async with anyio.create_task_group() as tg:
             progress = [(GRAPH, graphs), (COMPONENT, components), (DEPLOYMENT, deployments)]
@@ -599,7 +570,7 @@ def _stop(operator: OperatorProcess) -> None:
 
 def _per_graph(before: Samples, converged: Samples, settled: Samples, n: int) -> dict[str, float]:
     def delta(series: str, after: Samples, /, **labels: str) -> float:
-        return metric(after, series, **labels) - metric(before, series, **labels)
+        return total(after, series, **labels) - total(before, series, **labels)
 
     methods_before = requests_by_method(before)
     figures = {

@@ -33,7 +33,8 @@ from e2e.support.helm_install import (
     invalid_graph,
 )
 from e2e.support.kinds import COMPONENT, GRAPH
-from e2e.support.metrics_access import sample_sum, scrape
+from e2e.support.metrics_access import scrape
+from e2e.support.metrics_scrape import parse, total
 from e2e.support.real_node import RealNodeCluster
 
 pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
@@ -158,7 +159,7 @@ def test_metrics_need_an_authorised_token_over_https_through_the_metrics_service
     assert metrics(installed.token(namespace, "stranger"))[0] == 403
     status, body = metrics(installed.token(namespace, "prometheus"))
     assert status == 200, body
-    assert sample_sum(body, "controller_runtime_reconcile_total") > 0
+    assert total(parse(body), "controller_runtime_reconcile_total") > 0
 
 
 def test_helm_upgrade_rolls_the_operator_and_leaves_every_workload_alone(
@@ -364,10 +365,11 @@ def _settled(installed: Installed) -> None:
         status, body = metrics(token)
         if status != 200:
             return False
+        samples = parse(body)
         done = all(
-            sample_sum(body, "controller_runtime_reconcile_total", controller=controller) > 0
+            total(samples, "controller_runtime_reconcile_total", controller=controller) > 0
             for controller in ("dynamographdeployment", "dynamocomponentdeployment")
         )
-        return done and sample_sum(body, "workqueue_depth") == 0
+        return done and total(samples, "workqueue_depth") == 0
 
     wait_for("the upgraded operator settled", settled, timeout=CONVERGE, interval=1.0)

@@ -21,6 +21,7 @@ import anyio.to_thread
 import pytest
 
 from e2e.support.metrics_access import MetricsIdentities, apiserver_reviews, scrape
+from e2e.support.metrics_scrape import fetch
 from e2e.support.operator_process import OperatorProcess, running_operator, start_operator
 from e2e.support.polling import eventually
 from manager.runtime.client import RestClient
@@ -77,7 +78,7 @@ async def test_only_a_token_allowed_to_get_metrics_reads_them(
     assert "controller_runtime_reconcile_total{" in body
     assert "workqueue_depth{" in body
     # Plain HTTP gets no answer from a TLS listener.
-    assert secure_operator._get(port, "/metrics")[0] != 200
+    assert fetch(f"http://127.0.0.1:{port}/metrics")[0] != 200
 
 
 # Counts every review the API server answers: only on the local control plane is nothing else

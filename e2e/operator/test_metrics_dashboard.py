@@ -28,7 +28,8 @@ import pytest
 from e2e.support.dashboard import load_dashboard, panel_queries, substitute, variable_queries
 from e2e.support.graphs import ROOT, World, small_graph
 from e2e.support.kinds import GRAPH, RESOURCE_QUOTA
-from e2e.support.metrics_access import MetricsIdentities, sample_sum, scrape
+from e2e.support.metrics_access import MetricsIdentities, scrape
+from e2e.support.metrics_scrape import parse, total
 from e2e.support.operator_process import running_operator
 from e2e.support.polling import eventually
 from e2e.support.ports import free_port
@@ -180,22 +181,24 @@ async def test_every_dashboard_query_returns_series_from_a_running_operator(
 
             async def everything_shown() -> str | None:
                 text = await metrics()
+                samples = parse(text)
+                errors = "dynamo_operator_reconcile_errors_total"
+                inventory = "dynamo_operator_resources_total"
                 wanted = {
-                    "reconcile errors in the quota namespace": sample_sum(
-                        text, "dynamo_operator_reconcile_errors_total", namespace=quota_namespace
+                    "reconcile errors in the quota namespace": total(
+                        samples, errors, namespace=quota_namespace
                     )
                     > 0,
-                    "inventory of the healthy namespace": sample_sum(
-                        text, "dynamo_operator_resources_total", namespace=namespace
+                    "inventory of the healthy namespace": total(
+                        samples, inventory, namespace=namespace
                     )
                     > 0,
-                    "inventory of the quota namespace": sample_sum(
-                        text, "dynamo_operator_resources_total", namespace=quota_namespace
+                    "inventory of the quota namespace": total(
+                        samples, inventory, namespace=quota_namespace
                     )
                     > 0,
-                    "webhook denials": sample_sum(text, "dynamo_operator_webhook_denials_total")
-                    > 0,
-                    "leadership": sample_sum(text, "leader_election_master_status") == 1,
+                    "webhook denials": total(samples, "dynamo_operator_webhook_denials_total") > 0,
+                    "leadership": total(samples, "leader_election_master_status") == 1,
                 }
                 missing[:] = [what for what, shown in wanted.items() if not shown]
                 return None if missing else text

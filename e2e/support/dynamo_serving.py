@@ -23,12 +23,13 @@ from dynamo_operator.constants import Ports
 from e2e.localcluster import AdminClient
 from e2e.support.dynamo_image import IMAGE, engine_command, mocker_command
 from e2e.support.kinds import GRAPH
+from e2e.support.metrics_scrape import parse, total
 from e2e.support.real_node import RealNodeCluster
 
 MODEL = "tiny"
 MODEL_DIR = "/models/tiny"
 MODEL_CONFIG_MAP = "tiny-model"
-GENERATE_REQUESTS = "dynamo_component_requests_total{"
+GENERATE_REQUESTS = "dynamo_component_requests_total"
 """A worker's requests by endpoint, on its system port's /metrics (label ``dynamo_endpoint``)."""
 
 
@@ -174,11 +175,7 @@ def chat(base_url: str, prompt: str = "Hello there", *, model: str = MODEL) -> s
 def generate_requests(pod_ip: str) -> float:
     """Requests a worker's ``generate`` endpoint has served, from its system port's metrics."""
     text = http_text("GET", f"http://{pod_ip}:{Ports.SYSTEM}/metrics", timeout=5.0)
-    return sum(
-        float(line.rsplit(" ", 1)[1])
-        for line in text.splitlines()
-        if line.startswith(GENERATE_REQUESTS) and 'dynamo_endpoint="generate"' in line
-    )
+    return total(parse(text), GENERATE_REQUESTS, dynamo_endpoint="generate")
 
 
 def wait_until_answering(base_url: str, timeout: float = 120.0) -> float:

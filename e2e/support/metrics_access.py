@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import ssl
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
-from prometheus_client.parser import text_string_to_metric_families
-
 from e2e.support.kinds import CLUSTER_ROLE, CLUSTER_ROLE_BINDING
+from e2e.support.metrics_scrape import fetch, parse, total
 from manager.runtime.client import NotFound, RestClient
 from manager.runtime.kinds import SERVICE_ACCOUNT
 
@@ -28,36 +24,8 @@ FIELD_MANAGER = "e2e"
 def scrape(
     port: int, token: str | None, *, ca_file: Path | None = None, host: str = "127.0.0.1"
 ) -> tuple[int, str]:
-    """GET https://<host>:<port>/metrics with `token`: (status, body); 0 when nothing answered.
-
-    Without `ca_file` the certificate is not verified, as a ServiceMonitor with
-    `insecureSkipVerify` scrapes a self-signed endpoint."""
-    if ca_file is None:
-        context = ssl.create_default_context()
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    else:
-        context = ssl.create_default_context(cafile=str(ca_file))
-    request = urllib.request.Request(f"https://{host}:{port}/metrics")
-    if token is not None:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=10, context=context) as response:
-            return response.status, response.read().decode()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode()
-    except (urllib.error.URLError, OSError) as error:
-        return 0, str(error)
-
-
-def sample_sum(text: str, name: str, **labels: str) -> float:
-    """The sum of the samples of `name` in an exposition whose labels include `labels`."""
-    return sum(
-        sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-        if sample.name == name and labels.items() <= sample.labels.items()
-    )
+    """GET https://<host>:<port>/metrics with `token`: (status, body); 0 when nothing answered."""
+    return fetch(f"https://{host}:{port}/metrics", token=token, ca_file=ca_file)
 
 
 async def apiserver_reviews(rest: RestClient) -> dict[str, float]:
@@ -67,7 +35,7 @@ async def apiserver_reviews(rest: RestClient) -> dict[str, float]:
     assert response.status == 200, response.body[:200]
     text = response.body.decode()
     return {
-        resource: sample_sum(text, "apiserver_request_total", resource=resource, verb="POST")
+        resource: total(parse(text), "apiserver_request_total", resource=resource, verb="POST")
         for resource in ("tokenreviews", "subjectaccessreviews")
     }
 

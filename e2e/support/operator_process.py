@@ -14,15 +14,12 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prometheus_client.parser import text_string_to_metric_families
-
+from e2e.support.metrics_scrape import Samples, fetch, parse, total, writes
 from e2e.support.ports import free_port
 
 STARTUP_TIMEOUT = 120.0
@@ -37,13 +34,7 @@ class OperatorProcess:
     arguments: tuple[str, ...] = field(default=())
 
     def _get(self, port: int, path: str) -> tuple[int, str]:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
-                return response.status, response.read().decode()
-        except urllib.error.HTTPError as error:
-            return error.code, error.read().decode()
-        except (urllib.error.URLError, OSError) as error:
-            return 0, str(error)
+        return fetch(f"http://127.0.0.1:{port}{path}", timeout=5)
 
     def readyz(self) -> tuple[int, str]:
         return self._get(self.health_port, "/readyz?verbose")
@@ -65,32 +56,20 @@ class OperatorProcess:
             f"operator not ready after {timeout:.0f}s: {self.readyz()}\n{self.tail()}"
         )
 
-    def metrics(self) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-        """Every sample of `/metrics`, keyed by (sample name, sorted labels)."""
+    def metrics(self) -> Samples:
+        """Every sample of `/metrics`."""
         status, text = self._get(self.metrics_port, "/metrics")
         if status != 200:
             raise RuntimeError(f"/metrics answered {status}: {text[:200]}")
-        samples: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
-        for family in text_string_to_metric_families(text):
-            for sample in family.samples:
-                samples[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
-        return samples
+        return parse(text)
 
     def metric_sum(self, name: str, **labels: str) -> float:
         """The sum of the samples of `name` whose labels include `labels`."""
-        return sum(
-            value
-            for (sample, sample_labels), value in self.metrics().items()
-            if sample == name and set(labels.items()) <= set(sample_labels)
-        )
+        return total(self.metrics(), name, **labels)
 
     def writes(self) -> float:
         """Mutating API requests made so far (every verb but GET)."""
-        return sum(
-            value
-            for (sample, labels), value in self.metrics().items()
-            if sample == "rest_client_requests_total" and dict(labels).get("method") != "GET"
-        )
+        return writes(self.metrics())
 
     def reconciles(self, controller: str) -> float:
         """Reconciles the controller has finished (`controller_runtime_reconcile_total`)."""
