@@ -10,7 +10,6 @@ import binascii
 import json
 import re
 from dataclasses import dataclass
-from urllib.parse import urlencode
 
 __all__ = [
     "MANIFEST_MEDIA_TYPES",
@@ -22,7 +21,7 @@ __all__ = [
     "manifest_url",
     "parse_challenge",
     "parse_image_name",
-    "token_url",
+    "token_request",
 ]
 
 DOCKER_HUB = "docker.io"
@@ -139,13 +138,13 @@ def parse_challenge(header: str) -> Challenge:
     return Challenge(scheme.lower(), params)
 
 
-def token_url(challenge: Challenge, name: ImageName) -> str:
-    """Where a bearer challenge says to get a pull token for ``name``."""
+def token_request(challenge: Challenge, name: ImageName) -> tuple[str, dict[str, str]]:
+    """Where a bearer challenge says to get a pull token for ``name``: the realm URL and the
+    query parameters to send it."""
     realm = challenge.params.get("realm")
     if not realm:
         raise RegistryConfigError("the registry's bearer challenge names no realm")
     query = {"scope": challenge.params.get("scope") or f"repository:{name.repository}:pull"}
     if service := challenge.params.get("service"):
         query["service"] = service
-    separator = "&" if "?" in realm else "?"
-    return f"{realm}{separator}{urlencode(query)}"
+    return realm, query

@@ -11,7 +11,7 @@ from dynamo_operator.image_build.registry_access import (
     manifest_url,
     parse_challenge,
     parse_image_name,
-    token_url,
+    token_request,
 )
 
 
@@ -102,11 +102,11 @@ def test_a_bearer_challenge_gives_the_token_url_for_pulling() -> None:
     )
     assert challenge.scheme == "bearer"
     name = parse_image_name("registry.example.com/team/app:1")
-    assert token_url(challenge, name) == (
-        "https://auth.example.com/token?scope=repository%3Ateam%2Fapp%3Apull"
-        "&service=registry.example.com"
+    assert token_request(challenge, name) == (
+        "https://auth.example.com/token",
+        {"scope": "repository:team/app:pull", "service": "registry.example.com"},
     )
-    bare = parse_challenge('Bearer realm="https://auth/t?x=1"')
-    assert token_url(bare, name) == "https://auth/t?x=1&scope=repository%3Ateam%2Fapp%3Apull"
+    bare = parse_challenge('Bearer realm="https://auth/t"')
+    assert token_request(bare, name) == ("https://auth/t", {"scope": "repository:team/app:pull"})
     with pytest.raises(RegistryConfigError, match="names no realm"):
-        token_url(parse_challenge("Bearer"), name)
+        token_request(parse_challenge("Bearer"), name)

@@ -24,7 +24,7 @@ from dynamo_operator.image_build.registry_access import (
     RegistryConfigError,
     manifest_url,
     parse_challenge,
-    token_url,
+    token_request,
 )
 
 __all__ = ["HttpImageRegistry", "ImageCheck", "ImageRegistry"]
@@ -122,8 +122,9 @@ class HttpImageRegistry:
             raise RegistryConfigError(f"unsupported authentication scheme '{challenge.scheme}'")
         assert self._session is not None
         headers = {"Authorization": credentials.header()} if credentials else {}
+        realm, query = token_request(challenge, name)
         async with self._session.get(
-            token_url(challenge, name), headers=headers, timeout=self._timeout
+            realm, params=query, headers=headers, timeout=self._timeout
         ) as response:
             if response.status != 200:
                 detail = (await response.content.read(_DETAIL_BYTES)).decode(errors="replace")

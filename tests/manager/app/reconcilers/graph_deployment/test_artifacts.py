@@ -54,7 +54,9 @@ async def test_a_missing_artifact_or_manifest_is_an_error_that_says_which(
 
 async def test_an_unreachable_store_is_an_error_naming_the_url() -> None:
     client = HttpArtifactStore("http://127.0.0.1:9", timeout=2)
-    with pytest.raises(ArtifactError, match="could not be reached at http://127.0.0.1:9/api/v1/"):
+    with pytest.raises(
+        ArtifactError, match=r"could not be reached at http://127\.0\.0\.1:9/api/v1/"
+    ):
         await client.manifest("frontend", "v1")
 
 
