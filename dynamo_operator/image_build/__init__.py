@@ -17,6 +17,7 @@ from dynamo_operator.image_build.errors import (
     ImageBuildError,
     ImageBuildSettingsError,
 )
+from dynamo_operator.image_build.graph_component import build_graph_dynamo_component
 from dynamo_operator.image_build.graph_expansion import (
     component_deployments_from_artifact,
     expand_graph_with_artifact,
@@ -63,6 +64,7 @@ __all__ = [
     "ImageBuildSettings",
     "ImageBuildSettingsError",
     "artifact_download_url",
+    "build_graph_dynamo_component",
     "build_image_builder_job",
     "component_deployments_from_artifact",
     "component_image",
