@@ -5,11 +5,11 @@ builders. Nothing here performs I/O, reads the clock or the environment, or impo
 
 The subpackages (``api``, ``builders``, ``crd``, ``status``, ``validation``) each list their own
 public names. This package lists what its top-level modules offer to the rest of the code: the
-constants that form the contract with users and images (``constants``), object names
-(``naming``), image pull secret discovery (``pull_secrets``), the workers of a base model
-read from EndpointSlices (``model_endpoints``), which LoRA adapter to load where
-(``lora_plan``), offline rendering (``render``), the operator's settings (``settings``) and the
-errors of these modules (``errors``).
+constants that form the contract with users and images (``constants``), object names and
+artifact references (``naming``), Go durations (``durations``), image pull secret discovery
+(``pull_secrets``), the workers of a base model read from EndpointSlices (``model_endpoints``),
+which LoRA adapter to load where (``lora_plan``), offline rendering (``render``), the operator's
+settings (``settings``) and the errors of these modules (``errors``).
 
 ``render`` pulls in every builder, which ``validate`` and the webhooks never need, so its names
 are imported on first use (PEP 562 ``__getattr__``); the rest is cheap and imported here.
@@ -24,6 +24,7 @@ from dynamo_operator.constants import (
     FRONTEND_DEFAULT_COMMAND,
     GPU_RESOURCE_NAME,
     HPA_DEFAULT_CPU_UTILIZATION,
+    IMAGE_BUILDER_OWNED_POD_FIELDS,
     MAIN_CONTAINER_NAME,
     MANAGED_BY_OPERATOR,
     MODEL_FINALIZER,
@@ -41,7 +42,17 @@ from dynamo_operator.constants import (
     PortNames,
     Ports,
 )
-from dynamo_operator.errors import MalformedDockerConfigError, RenderError
+from dynamo_operator.durations import (
+    InvalidDurationError,
+    format_duration,
+    parse_duration,
+    positive_duration,
+)
+from dynamo_operator.errors import (
+    InvalidComponentReferenceError,
+    MalformedDockerConfigError,
+    RenderError,
+)
 from dynamo_operator.lora_plan import (
     Adapter,
     AdapterLoad,
@@ -59,16 +70,20 @@ from dynamo_operator.model_endpoints import (
     find_worker_endpoints,
 )
 from dynamo_operator.naming import (
+    COMPONENT_REFERENCE_RULE,
     DNS1123_LABEL_MAX_LENGTH,
+    ComponentReference,
     base_model_hash,
     component_deployment_name,
     component_pod_selector,
+    component_resource_name,
     default_dynamo_namespace,
     dynamo_namespace,
     is_dns1123_label,
     is_dns1123_subdomain,
     leader_worker_set_name,
     model_service_name,
+    parse_component_reference,
 )
 from dynamo_operator.pull_secrets import (
     PullSecretIndex,
@@ -95,12 +110,14 @@ if _TYPE_CHECKING:
 
 __all__ = [
     "ALL_OPTIONAL_APIS",
+    "COMPONENT_REFERENCE_RULE",
     "DEFAULT_INGRESS_HOST_SUFFIX",
     "DISCOVERY_ACCESS_NAME",
     "DNS1123_LABEL_MAX_LENGTH",
     "FRONTEND_DEFAULT_COMMAND",
     "GPU_RESOURCE_NAME",
     "HPA_DEFAULT_CPU_UTILIZATION",
+    "IMAGE_BUILDER_OWNED_POD_FIELDS",
     "LEADER_WORKER_SET_API_VERSION",
     "MAIN_CONTAINER_NAME",
     "MANAGED_BY_OPERATOR",
@@ -119,8 +136,11 @@ __all__ = [
     "Adapter",
     "AdapterLoad",
     "Annotations",
+    "ComponentReference",
     "DiscoveryBackend",
     "Env",
+    "InvalidComponentReferenceError",
+    "InvalidDurationError",
     "Labels",
     "LoadPlan",
     "MalformedDockerConfigError",
@@ -137,6 +157,7 @@ __all__ = [
     "build_pull_secret_index",
     "component_deployment_name",
     "component_pod_selector",
+    "component_resource_name",
     "default_dynamo_namespace",
     "discover_image_pull_secrets",
     "dynamo_namespace",
@@ -144,6 +165,7 @@ __all__ = [
     "endpoint_service_names",
     "endpoint_states",
     "find_worker_endpoints",
+    "format_duration",
     "is_dns1123_label",
     "is_dns1123_subdomain",
     "is_docker_config_secret",
@@ -152,7 +174,10 @@ __all__ = [
     "leader_worker_set_name",
     "load_events",
     "model_service_name",
+    "parse_component_reference",
+    "parse_duration",
     "plan_adapter_loads",
+    "positive_duration",
     "render_objects",
     "unload_event",
 ]

@@ -114,3 +114,8 @@ DOCKER_CONFIG_JSON_KEY: Final = ".dockerconfigjson"
 DOCKER_HUB_HOST: Final = "docker.io"
 
 DEFAULT_INGRESS_HOST_SUFFIX: Final = "local"
+
+IMAGE_BUILDER_OWNED_POD_FIELDS: Final = frozenset(
+    {"containers", "initContainers", "volumes", "restartPolicy"}
+)
+"""PodSpec fields of an image builder pod that the operator sets and no extra pod spec may give."""

@@ -1,5 +1,5 @@
-"""Deterministic names of the objects the operator creates, their pod selector, and the Dynamo
-namespace.
+"""Deterministic names of the objects the operator creates, their pod selector, the Dynamo
+namespace, and the ``name:version`` references to built artifacts.
 
 Every name is a pure function of its parent's name, so the operator finds its children again after
 a restart without storing anything. The DNS checks let validation reject a graph whose children
@@ -11,8 +11,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from dynamo_operator.constants import Labels
+from dynamo_operator.errors import InvalidComponentReferenceError
 
 _DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS1123_SUBDOMAIN = re.compile(
@@ -80,3 +82,59 @@ def dynamo_namespace(
         if value:
             return value
     return default_dynamo_namespace(kubernetes_namespace, graph_name)
+
+
+# --- artifacts: ``name:version`` ---------------------------------------------------------------
+# ``dynamo build --push`` prints ``frontend:jh2o6dqzpsgfued4``: a lowercase name and version made of
+# letters, digits, ``.``, ``_`` and ``-`` (BentoML's tag syntax, which Dynamo's CLI inherited). The
+# DynamoComponent a graph creates is named with the colon replaced by ``--``, as upstream did, so a
+# graph and a component made by hand for the same artifact agree.
+
+COMPONENT_REFERENCE_PART_MAX_LENGTH = 63
+_REFERENCE_PART = re.compile(r"^[a-z0-9]([a-z0-9._-]*[a-z0-9])?$")
+COMPONENT_REFERENCE_RULE = (
+    "must be name:version, each part lowercase letters, digits, '.', '_' and '-', starting and "
+    f"ending with a letter or digit, at most {COMPONENT_REFERENCE_PART_MAX_LENGTH} characters "
+    "(e.g. frontend:jh2o6dqzpsgfued4)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentReference:
+    """An artifact in the API store."""
+
+    name: str
+    version: str
+
+    def __str__(self) -> str:
+        return f"{self.name}:{self.version}"
+
+    @property
+    def resource_name(self) -> str:
+        """The DynamoComponent's name: ``<name>--<version>``."""
+        return f"{self.name}--{self.version}"
+
+
+def parse_component_reference(text: str) -> ComponentReference:
+    """``name:version`` as a reference; InvalidComponentReferenceError saying why otherwise."""
+    name, colon, version = text.partition(":")
+    if not colon:
+        raise InvalidComponentReferenceError(
+            f"{text!r} has no ':version'; {COMPONENT_REFERENCE_RULE}"
+        )
+    for part, value in (("name", name), ("version", version)):
+        if not value:
+            raise InvalidComponentReferenceError(
+                f"{text!r} has an empty {part}; {COMPONENT_REFERENCE_RULE}"
+            )
+        if len(value) > COMPONENT_REFERENCE_PART_MAX_LENGTH or not _REFERENCE_PART.match(value):
+            raise InvalidComponentReferenceError(
+                f"{text!r} has an invalid {part} {value!r}; {COMPONENT_REFERENCE_RULE}"
+            )
+    return ComponentReference(name, version)
+
+
+def component_resource_name(text: str) -> str:
+    """``frontend:jh2o6dqzpsgfued4`` -> ``frontend--jh2o6dqzpsgfued4``, the DynamoComponent a
+    graph naming that artifact creates (InvalidComponentReferenceError for a bad reference)."""
+    return parse_component_reference(text).resource_name

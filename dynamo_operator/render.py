@@ -41,6 +41,7 @@ from dynamo_operator.builders import (
     discovery_owner,
 )
 from dynamo_operator.errors import RenderError
+from dynamo_operator.image_build import expand_service_pvcs
 from dynamo_operator.pull_secrets import build_pull_secret_index, is_docker_config_secret
 from dynamo_operator.settings import OperatorSettings
 
@@ -87,7 +88,7 @@ def _render_document(
 ) -> None:
     kind = document.get("kind")
     if kind == KIND_GRAPH_DEPLOYMENT:
-        dgd = DynamoGraphDeployment.model_validate(document)
+        dgd = expand_service_pvcs(DynamoGraphDeployment.model_validate(document))
         _render_graph(dgd, context, result, planner_cluster_role_name)
     elif kind == KIND_COMPONENT_DEPLOYMENT:
         _render_component(DynamoComponentDeployment.model_validate(document), context, result)
@@ -101,7 +102,7 @@ def _components_of(document: Mapping[str, Any], context: BuildContext) -> list[M
     """The DCDs a document is or yields (what the model Services' owners are read from)."""
     kind = document.get("kind")
     if kind == KIND_GRAPH_DEPLOYMENT:
-        dgd = DynamoGraphDeployment.model_validate(document)
+        dgd = expand_service_pvcs(DynamoGraphDeployment.model_validate(document))
         return list(build_component_deployments(dgd, context))
     if kind == KIND_COMPONENT_DEPLOYMENT:
         return [DynamoComponentDeployment.model_validate(document).to_wire()]

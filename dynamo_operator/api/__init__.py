@@ -14,6 +14,12 @@ from dynamo_operator.api.base import (
     ObjectMeta,
     Quantity,
 )
+from dynamo_operator.api.component import (
+    DynamoComponent,
+    DynamoComponentSpec,
+    DynamoComponentStatus,
+    LocalObjectReference,
+)
 from dynamo_operator.api.component_deployment import (
     DynamoComponentDeployment,
     DynamoComponentDeploymentSpec,
@@ -22,6 +28,7 @@ from dynamo_operator.api.component_deployment import (
 from dynamo_operator.api.constants import (
     API_VERSION,
     GROUP,
+    KIND_COMPONENT,
     KIND_COMPONENT_DEPLOYMENT,
     KIND_GRAPH_DEPLOYMENT,
     KIND_MODEL,
@@ -50,6 +57,7 @@ from dynamo_operator.api.model import (
     ModelEndpoint,
     ModelSource,
 )
+from dynamo_operator.api.service_pvc import ServicePVC
 from dynamo_operator.api.shared_spec import (
     PVC,
     Autoscaling,
@@ -73,6 +81,7 @@ __all__ = [
     "API_VERSION",
     "GROUP",
     "INT32_MAX",
+    "KIND_COMPONENT",
     "KIND_COMPONENT_DEPLOYMENT",
     "KIND_GRAPH_DEPLOYMENT",
     "KIND_MODEL",
@@ -89,10 +98,13 @@ __all__ = [
     "ComponentType",
     "Condition",
     "ConditionStatus",
+    "DynamoComponent",
     "DynamoComponentDeployment",
     "DynamoComponentDeploymentSharedSpec",
     "DynamoComponentDeploymentSpec",
     "DynamoComponentDeploymentStatus",
+    "DynamoComponentSpec",
+    "DynamoComponentStatus",
     "DynamoGraphDeployment",
     "DynamoGraphDeploymentSpec",
     "DynamoGraphDeploymentStatus",
@@ -108,6 +120,7 @@ __all__ = [
     "GraphDeploymentState",
     "IngressSpec",
     "IngressTLSSpec",
+    "LocalObjectReference",
     "ModelEndpoint",
     "ModelReference",
     "ModelSource",
@@ -119,6 +132,7 @@ __all__ = [
     "ResourceItem",
     "Resources",
     "ServiceComponentKind",
+    "ServicePVC",
     "ServiceReplicaStatus",
     "SharedMemorySpec",
     "VolumeMount",

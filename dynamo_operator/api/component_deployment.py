@@ -18,6 +18,10 @@ class DynamoComponentDeploymentSpec(DynamoComponentDeploymentSharedSpec):
 
     backend_framework: BackendFramework | None = None
     """Backend framework of the component (sglang, vllm or trtllm); immutable."""
+    dynamo_component: str | None = None
+    """The artifact (``name:version``) this component comes from, when its graph names one."""
+    dynamo_tag: str | None = None
+    """The artifact's graph entry point (e.g. ``graphs.agg:Frontend``), for information."""
 
 
 class DynamoComponentDeploymentStatus(ApiModel):

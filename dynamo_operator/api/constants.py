@@ -13,6 +13,7 @@ KIND_GRAPH_DEPLOYMENT: Final = "DynamoGraphDeployment"
 KIND_COMPONENT_DEPLOYMENT: Final = "DynamoComponentDeployment"
 KIND_MODEL: Final = "DynamoModel"
 KIND_WORKER_METADATA: Final = "DynamoWorkerMetadata"
+KIND_COMPONENT: Final = "DynamoComponent"
 
 MAX_SERVICES: Final = 25
 MAX_PVCS: Final = 100

@@ -39,6 +39,9 @@ class DynamoGraphDeploymentSpec(ApiModel):
     """Environment variables for every service; a service's own envs win on a name clash."""
     backend_framework: BackendFramework | None = None
     """Backend framework of the workers (sglang, vllm or trtllm); immutable."""
+    dynamo_component: str | None = None
+    """A built artifact (``name:version``) whose services the graph runs, in the image the
+    operator builds from it; ``services`` then overrides the artifact's service settings."""
 
 
 class ServiceReplicaStatus(ApiModel):

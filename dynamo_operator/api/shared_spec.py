@@ -26,6 +26,7 @@ from dynamo_operator.api.constants import (
     DEFAULT_MULTINODE_NODE_COUNT,
     MIN_MULTINODE_NODE_COUNT,
 )
+from dynamo_operator.api.service_pvc import ServicePVC
 
 #: Lists keyed by ``name``: server-side apply merges them entry by entry.
 LIST_MAP_BY_NAME: dict[str, Any] = {
@@ -265,6 +266,8 @@ class DynamoComponentDeploymentSharedSpec(ApiModel):
     """Name of a Secret whose key/value pairs become environment variables of the main container."""
     volume_mounts: list[VolumeMount] | None = None
     """PVCs declared at the graph level to mount into the main container."""
+    pvc: ServicePVC | None = None
+    """A claim of this service alone (seed 000's form): created if missing and mounted."""
     ingress: IngressSpec | None = None
     """Ingress config to expose the component outside the cluster (or through a service mesh)."""
     shared_memory: SharedMemorySpec | None = None

@@ -22,6 +22,8 @@ from dynamo_operator.builders.children import (
 from dynamo_operator.builders.component_deployments import build_component_deployments
 from dynamo_operator.builders.context import BuildContext, ModelServiceOwners
 from dynamo_operator.builders.errors import BuildError, InvalidComponentError
+from dynamo_operator.builders.merge import deep_merge, merge_env
+from dynamo_operator.builders.metadata import controller_reference
 from dynamo_operator.builders.model_service import (
     build_model_service_owners,
     build_shared_model_service,
@@ -51,5 +53,8 @@ __all__ = [
     "build_persistent_volume_claims",
     "build_planner_access",
     "build_shared_model_service",
+    "controller_reference",
+    "deep_merge",
     "discovery_owner",
+    "merge_env",
 ]

@@ -37,12 +37,17 @@ def build_persistent_volume_claims(
                     {},
                     owned=False,
                 ),
-                "spec": {
-                    "accessModes": [pvc["volumeAccessMode"]],
-                    "storageClassName": pvc["storageClass"],
-                    "resources": {"requests": {"storage": str(pvc["size"])}},
-                },
+                "spec": _claim_spec(pvc),
             }
         )
     claims.sort(key=lambda claim: str(claim["metadata"].get("name")))
     return claims
+
+
+def _claim_spec(pvc: JsonDict) -> JsonDict:
+    spec: JsonDict = {"accessModes": [pvc["volumeAccessMode"]]}
+    # Only a claim expanded from a service-level `pvc` may lack a class: the cluster's default.
+    if pvc.get("storageClass"):
+        spec["storageClassName"] = pvc["storageClass"]
+    spec["resources"] = {"requests": {"storage": str(pvc["size"])}}
+    return spec

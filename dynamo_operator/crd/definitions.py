@@ -14,11 +14,13 @@ from pydantic import BaseModel
 
 from dynamo_operator.api import (
     GROUP,
+    KIND_COMPONENT,
     KIND_COMPONENT_DEPLOYMENT,
     KIND_GRAPH_DEPLOYMENT,
     KIND_MODEL,
     KIND_WORKER_METADATA,
     VERSION,
+    DynamoComponent,
     DynamoComponentDeployment,
     DynamoGraphDeployment,
     DynamoModel,
@@ -96,6 +98,21 @@ CUSTOM_RESOURCES: tuple[CustomResource, ...] = (
             PrinterColumn("Type", ".spec.modelType", description="Model type"),
             PrinterColumn("Ready", ".status.readyEndpoints", "integer", "Ready endpoints"),
             PrinterColumn("Total", ".status.totalEndpoints", "integer", "Total endpoints"),
+            _AGE,
+        ),
+    ),
+    CustomResource(
+        model=DynamoComponent,
+        kind=KIND_COMPONENT,
+        plural="dynamocomponents",
+        short_name="dc",
+        columns=(
+            PrinterColumn("Image", ".status.image", description="Image built for the artifact"),
+            PrinterColumn(
+                "Available",
+                _condition_status("DynamoComponentAvailable"),
+                description="DynamoComponentAvailable condition",
+            ),
             _AGE,
         ),
     ),

@@ -14,6 +14,14 @@ from dynamo_operator.status.conditions import (
     is_condition_true,
     set_condition,
 )
+from dynamo_operator.status.dynamo_component import (
+    DYNAMO_COMPONENT_EVENTS,
+    BuildJobState,
+    ComponentGate,
+    ImageObservation,
+    derive_dynamo_component_status,
+    dynamo_component_gate,
+)
 from dynamo_operator.status.events import (
     Event,
     TransitionEvents,
@@ -25,18 +33,24 @@ from dynamo_operator.status.model import EndpointState, derive_model_status
 from dynamo_operator.status.reasons import ConditionTypes, Reasons
 
 __all__ = [
+    "DYNAMO_COMPONENT_EVENTS",
+    "BuildJobState",
+    "ComponentGate",
     "ConditionTypes",
     "EndpointState",
     "Event",
+    "ImageObservation",
     "Reasons",
     "StatusFailure",
     "TransitionEvents",
     "Unsupported",
     "changed_condition",
     "derive_component_status",
+    "derive_dynamo_component_status",
     "derive_graph_status",
     "derive_model_status",
     "derive_transition_event",
+    "dynamo_component_gate",
     "find_condition",
     "format_time",
     "is_condition_true",

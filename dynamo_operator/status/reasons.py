@@ -2,10 +2,12 @@
 
 Component deployments (DCDs) carry ``Available`` and ``DynamoComponentReady``; graph deployments
 (DGDs) carry ``Ready``; DynamoModels carry ``ServicesFound`` and ``EndpointsReady`` (with the
-upstream operator's reasons). The DGD reasons are the upstream operator's snake_case strings, which
-existing dashboards and scripts match on; the DCD reasons are CamelCase as Kubernetes conditions
-usually are. A not-ready reason names the cause when it is known (a pod that cannot be scheduled,
-an image that cannot be pulled, a crash loop, a stalled rollout), not merely "not ready".
+upstream operator's reasons); DynamoComponents carry ``ImageExistsChecked``, ``ImageExists``,
+``ImageBuilding`` and ``DynamoComponentAvailable`` (upstream's types). The DGD reasons are the
+upstream operator's snake_case strings, which existing dashboards and scripts match on; the
+others are CamelCase as Kubernetes conditions usually are. A not-ready reason names the cause
+when it is known (a pod that cannot be scheduled, an image that cannot be pulled, a crash loop,
+a stalled rollout), not merely "not ready".
 """
 
 from __future__ import annotations
@@ -24,6 +26,14 @@ class ConditionTypes:
     """DynamoModel: EndpointSlices of the base model's Services exist."""
     ENDPOINTS_READY: Final = "EndpointsReady"
     """DynamoModel: the model is usable on every worker (a LoRA: loaded on each)."""
+    IMAGE_EXISTS_CHECKED: Final = "ImageExistsChecked"
+    """DynamoComponent: the registry answered whether the image exists."""
+    IMAGE_EXISTS: Final = "ImageExists"
+    """DynamoComponent: the image is in the registry; the message is the image."""
+    IMAGE_BUILDING: Final = "ImageBuilding"
+    """DynamoComponent: a builder Job is building the image."""
+    COMPONENT_AVAILABLE: Final = "DynamoComponentAvailable"
+    """DynamoComponent: its image can be deployed (upstream's main condition of the kind)."""
 
 
 class Reasons:
@@ -50,6 +60,20 @@ class Reasons:
     ENDPOINTS_DISCOVERED: Final = "EndpointsDiscovered"
     ENDPOINTS_NOT_READY: Final = "NotReady"
     NO_ENDPOINTS: Final = "NoEndpoints"
+    # DynamoComponent: where its image stands.
+    IMAGE_GIVEN: Final = "ImageGiven"
+    IMAGE_FOUND: Final = "ImageFound"
+    IMAGE_NOT_FOUND: Final = "ImageNotFound"
+    CHECKING_IMAGE: Final = "CheckingImage"
+    REGISTRY_CHECK_FAILED: Final = "RegistryCheckFailed"
+    BUILD_NOT_STARTED: Final = "BuildNotStarted"
+    BUILD_PENDING: Final = "BuildPending"
+    BUILDING: Final = "Building"
+    BUILD_SUCCEEDED: Final = "BuildSucceeded"
+    BUILD_FAILED: Final = "BuildFailed"
+    BUILD_TIMED_OUT: Final = "BuildTimedOut"
+    # Graph deployment waiting for (or failed by) its DynamoComponent.
+    DYNAMO_COMPONENT_NOT_READY: Final = "DynamoComponentNotReady"
     # Graph deployment (upstream spellings).
     ALL_RESOURCES_READY: Final = "all_resources_are_ready"
     SOME_RESOURCES_NOT_READY: Final = "some_resources_are_not_ready"

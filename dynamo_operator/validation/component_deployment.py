@@ -7,10 +7,12 @@ from typing import Any
 
 from dynamo_operator.api import DynamoComponentDeployment
 from dynamo_operator.validation.collector import IssueCollector
+from dynamo_operator.validation.component import check_component_reference
 from dynamo_operator.validation.names import check_component_names, check_dynamo_namespace
 from dynamo_operator.validation.paths import describe
 from dynamo_operator.validation.result import IssueReason
 from dynamo_operator.validation.service import check_backend, validate_service
+from dynamo_operator.validation.service_pvc import check_no_service_pvc
 from dynamo_operator.validation.wire import differs, spec_of
 
 
@@ -21,6 +23,9 @@ def validate_component_deployment(
     backend = check_backend(spec, spec.backend_framework, issues, "spec")
     # A standalone DCD mounts claims that already exist; there is no pvcs list to check against.
     validate_service(spec, "spec", backend, None, issues)
+    check_no_service_pvc(spec, "spec", issues)
+    if spec.dynamo_component is not None:
+        check_component_reference(issues, "spec.dynamoComponent", spec.dynamo_component)
     if component.metadata.name:
         check_component_names(
             issues,

@@ -26,14 +26,20 @@ from pydantic import BaseModel, ValidationError
 
 from dynamo_operator.api import (
     API_VERSION,
+    KIND_COMPONENT,
     KIND_COMPONENT_DEPLOYMENT,
     KIND_GRAPH_DEPLOYMENT,
     KIND_MODEL,
+    DynamoComponent,
     DynamoComponentDeployment,
     DynamoGraphDeployment,
     DynamoModel,
 )
 from dynamo_operator.validation.collector import IssueCollector
+from dynamo_operator.validation.component import (
+    validate_dynamo_component,
+    validate_dynamo_component_update,
+)
 from dynamo_operator.validation.component_deployment import (
     validate_component_deployment,
     validate_component_deployment_update,
@@ -84,6 +90,12 @@ _RULES: dict[str, _KindRules] = {
             validate_component_deployment_update,
         ),
         _KindRules(KIND_MODEL, DynamoModel, validate_model, validate_model_update),
+        _KindRules(
+            KIND_COMPONENT,
+            DynamoComponent,
+            validate_dynamo_component,
+            validate_dynamo_component_update,
+        ),
     )
 }
 

@@ -13,8 +13,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from dynamo_operator.api import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
-from dynamo_operator.naming import component_deployment_name, default_dynamo_namespace
+from dynamo_operator.naming import (
+    component_deployment_name,
+    component_resource_name,
+    default_dynamo_namespace,
+)
 from dynamo_operator.validation.collector import IssueCollector
+from dynamo_operator.validation.component import (
+    check_component_reference,
+    check_component_resource_name,
+)
 from dynamo_operator.validation.names import (
     check_component_names,
     check_dynamo_namespace,
@@ -23,6 +31,7 @@ from dynamo_operator.validation.names import (
 from dynamo_operator.validation.paths import describe, join_path
 from dynamo_operator.validation.result import IssueReason
 from dynamo_operator.validation.service import check_backend, validate_service
+from dynamo_operator.validation.service_pvc import check_service_pvc
 from dynamo_operator.validation.shapes import positive_quantity
 from dynamo_operator.validation.wire import differs, node_count_of, spec_of
 
@@ -31,14 +40,19 @@ DEFAULT_NAMESPACE = "default"
 
 def validate_graph_deployment(graph: DynamoGraphDeployment, issues: IssueCollector) -> None:
     spec = graph.spec
-    if not spec.services:
+    if spec.dynamo_component is not None:
+        _check_artifact(spec.dynamo_component, issues)
+    elif not spec.services:
+        # With an artifact the services come from it; the map only overrides them.
         issues.error("spec.services", "must have at least one service")
     declared_pvcs = _check_pvcs(graph, issues)
+    service_claims = {s.pvc.name for s in spec.services.values() if s.pvc is not None}
     for service_name, service in spec.services.items():
         path = join_path("spec.services", service_name)
         _check_backend_not_per_service(service, path, issues)
         backend = check_backend(service, spec.backend_framework, issues, path)
-        validate_service(service, path, backend, declared_pvcs, issues)
+        validate_service(service, path, backend, declared_pvcs | service_claims, issues)
+        check_service_pvc(service, path, declared_pvcs, issues)
     _check_generated_names(graph, issues)
     _check_dynamo_namespace(graph, issues)
 
@@ -71,6 +85,13 @@ def validate_graph_deployment_update(
                 "delete and recreate the service",
                 IssueReason.IMMUTABLE_FIELD_CHANGED,
             )
+
+
+def _check_artifact(reference: str, issues: IssueCollector) -> None:
+    if check_component_reference(issues, "spec.dynamoComponent", reference):
+        check_component_resource_name(
+            issues, "spec.dynamoComponent", component_resource_name(reference)
+        )
 
 
 def _check_backend_not_per_service(

@@ -12,7 +12,7 @@ import kr8s
 import kr8s.asyncio
 import pytest
 
-from dynamo_operator.api import DynamoGraphDeployment
+from dynamo_operator.api import DynamoComponent, DynamoGraphDeployment
 
 pytestmark = pytest.mark.e2e
 
@@ -53,6 +53,7 @@ def test_crds_are_established_with_their_short_names(installed_crds: list[Any]) 
         "DynamoGraphDeployment": ["dgd"],
         "DynamoComponentDeployment": ["dcd"],
         "DynamoModel": ["dm"],
+        "DynamoComponent": ["dc"],
         "DynamoWorkerMetadata": ["dwm"],
     }
 
@@ -117,6 +118,44 @@ async def test_a_graph_round_trips_through_the_server_and_the_models(
     assert worker["multinode"] == {"nodeCount": 2}  # defaulted by the schema, as by the model
     assert "notInTheSchema" not in stored["spec"]  # structural schemas prune undeclared fields
     assert DynamoGraphDeployment.model_validate(stored).to_wire() == stored
+
+
+@pytest.mark.anyio
+async def test_a_dynamo_component_and_a_graph_naming_it_round_trip(
+    api: kr8s.asyncio.Api, namespace: str
+) -> None:
+    """The seed-000 shapes: every upstream field of a DynamoComponent (the Kubernetes parts kept
+    as written), and a graph naming an artifact with a service-level pvc."""
+    spec = {
+        "dynamoComponent": "frontend:jh2o6dqzpsgfued4",
+        "imageBuildTimeout": "30m",
+        "buildArgs": ["A=1"],
+        "imageBuilderExtraPodMetadata": {"labels": {"team": "ml"}},
+        "imageBuilderExtraPodSpec": {"tolerations": [{"key": "build", "operator": "Exists"}]},
+        "imageBuilderExtraContainerEnv": [
+            {"name": "T", "valueFrom": {"fieldRef": {"fieldPath": "x"}}}
+        ],
+        "imageBuilderContainerResources": {"limits": {"memory": "4Gi"}},
+        "imagePullSecrets": [{"name": "pull"}],
+        "dockerConfigJsonSecretName": "push",
+        "downloaderContainerEnvFrom": [{"secretRef": {"name": "store-token"}}],
+    }
+    sent = {
+        "apiVersion": GROUP_VERSION,
+        "kind": "DynamoComponent",
+        "metadata": {"name": "frontend--jh2o6dqzpsgfued4"},
+        "spec": spec,
+    }
+
+    stored = await _request(api, "POST", "dynamocomponents", namespace, json=sent)
+
+    assert stored["spec"] == spec
+    assert DynamoComponent.model_validate(stored).to_wire() == stored
+    pvc = {"name": "vllm-model-storage", "mountPath": "/models", "size": "100Gi"}
+    graph = _graph("seed", {"VllmWorker": {"pvc": pvc}}, dynamoComponent=spec["dynamoComponent"])
+    stored_graph = await _request(api, "POST", "dynamographdeployments", namespace, json=graph)
+    assert stored_graph["spec"]["dynamoComponent"] == spec["dynamoComponent"]
+    assert stored_graph["spec"]["services"]["VllmWorker"]["pvc"] == pvc
 
 
 @pytest.mark.anyio

@@ -78,7 +78,7 @@ def test_crd_chart_installs_the_generated_crds_and_keeps_them_on_uninstall() -> 
     assert "0 chart(s) failed" in lint(CRD_CHART)
     crds = render(CRD_CHART, release="dynamo-operator-crds", namespace="default")
     generated = sorted((CRD_CHART / "generated").glob("*.yaml"))
-    assert len(crds) == len(generated) == 4
+    assert len(crds) == len(generated) == 5
     import yaml
 
     for crd, path in zip(sorted(crds, key=lambda c: c["metadata"]["name"]), generated, strict=True):

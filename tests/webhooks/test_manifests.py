@@ -31,6 +31,7 @@ def test_every_webhook_has_the_required_policy() -> None:
         "vdynamographdeployment.kb.io",
         "vdynamocomponentdeployment.kb.io",
         "vdynamomodel.kb.io",
+        "vdynamocomponent.kb.io",
     }
     for webhook in webhooks:
         assert webhook["failurePolicy"] == "Fail"

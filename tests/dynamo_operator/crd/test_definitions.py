@@ -36,7 +36,7 @@ def walk_properties(node: dict[str, Any], path: str = "") -> Iterator[tuple[str,
         yield from walk_properties(node["additionalProperties"], f"{path}.*")
 
 
-KINDS = ["DynamoGraphDeployment", "DynamoComponentDeployment", "DynamoModel"]
+KINDS = ["DynamoGraphDeployment", "DynamoComponentDeployment", "DynamoModel", "DynamoComponent"]
 
 
 def test_one_crd_per_kind_in_the_nvidia_group() -> None:
@@ -45,6 +45,7 @@ def test_one_crd_per_kind_in_the_nvidia_group() -> None:
         "dynamographdeployments.nvidia.com",
         "dynamocomponentdeployments.nvidia.com",
         "dynamomodels.nvidia.com",
+        "dynamocomponents.nvidia.com",
         "dynamoworkermetadatas.nvidia.com",
     ]
 
@@ -63,7 +64,7 @@ def test_worker_metadata_keeps_whatever_dynamo_publishes_and_has_no_status() -> 
 
 
 @pytest.mark.parametrize(
-    ("kind", "short_name"), list(zip(KINDS, ["dgd", "dcd", "dm"], strict=True))
+    ("kind", "short_name"), list(zip(KINDS, ["dgd", "dcd", "dm", "dc"], strict=True))
 )
 def test_namespaced_served_stored_with_status_subresource_and_short_name(
     kind: str, short_name: str

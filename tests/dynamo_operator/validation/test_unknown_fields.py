@@ -30,7 +30,7 @@ def test_unknown_fields_are_reported_at_every_depth_in_the_order_they_are_writte
         {
             "Worker": {
                 "componentType": "worker",
-                "pvc": {"name": "legacy"},
+                "pvc": {"name": "legacy", "mountPoint": "/m"},
                 "multinode": {"nodeCount": 2, "gpusPerNode": 8},
                 "volumeMounts": [{"name": "cache", "mountPoint": "/c", "readOnly": True}],
             }
@@ -41,7 +41,7 @@ def test_unknown_fields_are_reported_at_every_depth_in_the_order_they_are_writte
     obj["specs"] = {}  # a typo at the root
 
     assert find_unknown_fields(obj, GRAPH) == [
-        "spec.services.Worker.pvc",
+        "spec.services.Worker.pvc.mountPoint",
         "spec.services.Worker.multinode.gpusPerNode",
         "spec.services.Worker.volumeMounts[0].readOnly",
         "spec.rollout",
@@ -123,7 +123,14 @@ def test_a_field_is_unknown_exactly_where_the_generated_crd_would_prune_it(
         assert reported == ([] if kept else [join_path("", *parts, "zzUnknown")]), parts
         if node.get(PRESERVE):
             preserved.append(join_path("", *parts))
-    if kind != "DynamoModel":
+    if kind == "DynamoComponent":
+        assert {
+            "spec.imageBuilderExtraPodSpec",
+            "spec.imageBuilderContainerResources",
+            "spec.downloaderContainerEnvFrom[0]",
+            "spec.imageBuilderExtraContainerEnv[0].valueFrom",
+        } == set(preserved)
+    elif kind != "DynamoModel":
         service = "spec" if kind == "DynamoComponentDeployment" else "spec.services.x"
         assert {
             f"{service}.extraPodSpec",

@@ -27,5 +27,6 @@ def test_prints_every_crd_as_one_yaml_stream(capsys: pytest.CaptureFixture[str])
         "dynamographdeployments.nvidia.com",
         "dynamocomponentdeployments.nvidia.com",
         "dynamomodels.nvidia.com",
+        "dynamocomponents.nvidia.com",
         "dynamoworkermetadatas.nvidia.com",
     ]

@@ -143,7 +143,7 @@ def test_a_bundle_renders_its_graph_and_names_what_it_skips(
 def test_a_graph_with_a_field_the_api_does_not_define_renders_nothing(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    path = FIXTURES / "invalid" / "legacy-service-pvc.yaml"
+    path = FIXTURES / "invalid" / "legacy-dynamo-graph.yaml"
 
     code, out, err = run(capsys, "-f", str(path))
 
@@ -151,7 +151,7 @@ def test_a_graph_with_a_field_the_api_does_not_define_renders_nothing(
     assert out == ""
     assert err.splitlines() == [
         f"dynamo-operator render: error: {path}#1 (DynamoGraphDeployment/llm-agg): "
-        "spec.services.VllmWorker.pvc: unknown field; the API server rejects it (or drops it "
+        "spec.dynamoGraph: unknown field; the API server rejects it (or drops it "
         "when field validation is off)"
     ]
 
