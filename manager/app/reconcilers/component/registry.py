@@ -17,7 +17,7 @@ import aiohttp
 import anyio
 from anyio.abc import TaskStatus
 
-from dynamo_operator.image_build.registry_access import (
+from dynamo_operator.image_build import (
     MANIFEST_MEDIA_TYPES,
     BasicCredentials,
     ImageName,
