@@ -71,6 +71,17 @@ class NodePaths:
     def state_file(self) -> Path:
         return self.run / "state.json"
 
+    @property
+    def registry_hosts_dir(self) -> Path:
+        """containerd's ``config_path``: one ``<host:port>/hosts.toml`` per registry it may pull
+        from over plain HTTP (``registry_hosts_toml``)."""
+        return self.run / "registry-hosts"
+
+    @property
+    def runc_wrapper(self) -> Path:
+        """The runtime binary containerd calls: ``runc_wrapper_script`` in front of runc."""
+        return self.run / "bin" / "runc"
+
 
 def containerd_toml(paths: NodePaths) -> str:
     return f"""version = 2
@@ -102,7 +113,7 @@ state = "{paths.containerd_state}"
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-        BinaryName = "{RUNC}"
+        BinaryName = "{paths.runc_wrapper}"
         Root = "{paths.run / "runc"}"
         SystemdCgroup = false
   [plugins."io.containerd.grpc.v1.cri".cni]
@@ -110,7 +121,53 @@ state = "{paths.containerd_state}"
     conf_dir = "{paths.cni_conf_dir}"
     max_conf_num = 1
   [plugins."io.containerd.grpc.v1.cri".registry]
-    config_path = ""
+    # Read at every pull: a registry added while the node runs needs no restart.
+    config_path = "{paths.registry_hosts_dir}"
+"""
+
+
+def registry_hosts_toml(host: str) -> str:
+    """Pull from ``host`` (``ip:port``) over plain HTTP: test registries have no TLS."""
+    return f"""server = "http://{host}"
+
+[host."http://{host}"]
+  capabilities = ["pull", "resolve"]
+"""
+
+
+def runc_wrapper_script() -> str:
+    """runc, minus ``CAP_SYS_RESOURCE``: this machine kind's capability bounding set lacks it, so a
+    privileged container (CRI grants it every capability; BuildKit's daemon needs one) or a
+    privileged exec fails with "unable to apply caps: operation not permitted". The wrapper edits
+    the OCI spec runc is handed (``create``/``run``: the bundle's config.json; ``exec``:
+    ``--process``) and execs runc; specs without the capability are left untouched."""
+    return f"""#!/bin/sh
+set -e
+bundle= process= previous=
+for argument in "$@"; do
+  case "$previous" in --bundle|-b) bundle=$argument ;; --process|-p) process=$argument ;; esac
+  case "$argument" in
+    --bundle=*) bundle=${{argument#--bundle=}} ;;
+    --process=*) process=${{argument#--process=}} ;;
+  esac
+  previous=$argument
+done
+for spec in ${{bundle:+"$bundle/config.json"}} ${{process:+"$process"}}; do
+  if grep -q CAP_SYS_RESOURCE "$spec"; then
+    /usr/bin/python3 -c '
+import json, sys
+path = sys.argv[1]
+with open(path) as file:
+    spec = json.load(file)
+capabilities = spec.get("process", spec).get("capabilities") or {{}}
+for name, values in capabilities.items():
+    capabilities[name] = [value for value in values if value != "CAP_SYS_RESOURCE"]
+with open(path, "w") as file:
+    json.dump(spec, file)
+' "$spec"
+  fi
+done
+exec {RUNC} "$@"
 """
 
 
