@@ -9,19 +9,22 @@ really ran from the pulled image.
 
 from __future__ import annotations
 
+import base64
 import io
+import json
 import tarfile
 import uuid
 from typing import Any
 
 import pytest
-from kr8s.objects import Job, Pod
+from kr8s.objects import Job, Pod, Secret
 
 from e2e.localcluster import wait_for
 from e2e.support import registry_client
 from e2e.support.build_service import (
     TOOLS_IN_REGISTRY,
     BuildService,
+    deploy_build_service,
     image_exists,
     push_image,
     registry_tags,
@@ -96,7 +99,10 @@ ENV GREETING=hello-from-the-build
         api=real_node.api,
     )
     pod.create()
-    wait_for("the built image's Pod Ready", lambda: pod_ready(pod), timeout=120)
+    try:
+        wait_for("the built image's Pod Ready", lambda: pod_ready(pod), timeout=120)
+    except TimeoutError as error:
+        raise AssertionError(f"{error}: {pod.raw['status'].get('containerStatuses')}") from None
     # The runtime's image reference: pulled from the registry, by the digest it stores.
     image_id = pod.raw["status"]["containerStatuses"][0]["imageID"]
     assert image_id.startswith(f"{registry}/built@sha256:"), image_id
@@ -120,6 +126,39 @@ def test_a_failing_dockerfile_fails_the_job_and_the_log_says_why(
     assert registry_tags(build_service, "broken") == []
 
 
+def test_a_registry_with_credentials_refuses_anonymous_clients_and_builds_push_with_them(
+    real_node: RealNodeCluster, build_service: BuildService, contexts: ServedFiles
+) -> None:
+    credentials = ("builder", "s3cret-" + uuid.uuid4().hex[:6])
+    guarded = deploy_build_service(
+        real_node, real_node.create_namespace("build-auth"), credentials=credentials
+    )
+    with pytest.raises(registry_client.RegistryError) as refused:
+        registry_client.list_tags(guarded.registry, "base")
+    assert refused.value.status == 401
+    base = push_image(guarded, real_node.node.binaries.probe_image, "base:1")
+    assert registry_tags(guarded, "base") == ["1"]
+
+    dockerfile = f"FROM {base}\nCOPY note.txt /note.txt\n"
+    contexts.files["/auth.tar"] = context_tar({"Dockerfile": dockerfile, "note.txt": "x\n"})
+    namespace = real_node.create_namespace("build-auth-job")
+    token = base64.b64encode(":".join(credentials).encode()).decode()
+    docker_config = json.dumps({"auths": {guarded.registry: {"auth": token}}})
+    job = create_builder_job(
+        real_node,
+        guarded,
+        namespace,
+        f"{contexts.base_url}/auth.tar",
+        f"{guarded.registry}/with-auth:1",
+        docker_config=docker_config,
+    )
+    outcome = wait_for(
+        "the builder Job to finish", lambda: job_outcome(job), timeout=_BUILD_TIMEOUT
+    )
+    assert outcome == "Complete", builder_log(real_node, namespace, job)
+    assert image_exists(guarded, "with-auth", "1")
+
+
 # -- helpers -------------------------------------------------------------------------------------
 
 
@@ -136,10 +175,18 @@ def context_tar(files: dict[str, str]) -> bytes:
 
 
 def create_builder_job(
-    real_node: RealNodeCluster, service: BuildService, namespace: str, context_url: str, image: str
+    real_node: RealNodeCluster,
+    service: BuildService,
+    namespace: str,
+    context_url: str,
+    image: str,
+    *,
+    docker_config: str | None = None,
 ) -> Job:
     """A builder Job shaped like the DynamoComponent controller's: download and untar the context
-    into an emptyDir, then buildctl builds and pushes it through the cluster's BuildKit."""
+    into an emptyDir, then buildctl builds and pushes it through the cluster's BuildKit.
+    ``docker_config``: a ``config.json`` with registry credentials, which buildctl reads from
+    ``$DOCKER_CONFIG`` and hands to buildkitd for the pull and the push."""
     workspace = [{"name": "workspace", "mountPath": "/workspace"}]
     download = {
         "name": "download",
@@ -149,7 +196,7 @@ def create_builder_job(
         "env": [{"name": "CONTEXT_URL", "value": context_url}],
         "volumeMounts": workspace,
     }
-    builder = {
+    builder: dict[str, Any] = {
         "name": "builder",
         "image": service.buildkit_image,
         "imagePullPolicy": "Never",
@@ -163,17 +210,24 @@ def create_builder_job(
             {"name": "BUILDKIT_URL", "value": service.buildkit_url},
             {"name": "IMAGE", "value": image},
         ],
-        "volumeMounts": workspace,
+        "volumeMounts": list(workspace),
     }
+    volumes: list[dict[str, Any]] = [{"name": "workspace", "emptyDir": {}}]
+    name = f"image-builder-{uuid.uuid4().hex[:6]}"
+    if docker_config is not None:
+        secret = {"metadata": {"name": name, "namespace": namespace}}
+        Secret(secret | {"stringData": {"config.json": docker_config}}, api=real_node.api).create()
+        volumes.append({"name": "docker-config", "secret": {"secretName": name}})
+        builder["env"].append({"name": "DOCKER_CONFIG", "value": "/docker-config"})
+        builder["volumeMounts"].append({"name": "docker-config", "mountPath": "/docker-config"})
     pod_spec = {
         **real_node.pod_placement(),
         "restartPolicy": "Never",
         "terminationGracePeriodSeconds": 1,
         "initContainers": [download],
         "containers": [builder],
-        "volumes": [{"name": "workspace", "emptyDir": {}}],
+        "volumes": volumes,
     }
-    name = f"image-builder-{uuid.uuid4().hex[:6]}"
     job = Job(
         {
             "metadata": {"name": name, "namespace": namespace},

@@ -106,8 +106,7 @@ def create_buildkitd(
             "--oci-worker-snapshotter=overlayfs",
         ],
         "ports": [{"containerPort": BUILDKIT_PORT}],
-        # Privileged: runc for RUN steps makes namespaces and mounts (see the real node's runc
-        # wrapper for why that works on this machine kind).
+        # Privileged: runc for RUN steps makes namespaces and mounts, overlayfs mounts snapshots.
         "securityContext": {"privileged": True},
         "readinessProbe": {"tcpSocket": {"port": BUILDKIT_PORT}, "periodSeconds": 1},
         "volumeMounts": [

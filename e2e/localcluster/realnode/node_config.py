@@ -77,11 +77,6 @@ class NodePaths:
         from over plain HTTP (``registry_hosts_toml``)."""
         return self.run / "registry-hosts"
 
-    @property
-    def runc_wrapper(self) -> Path:
-        """The runtime binary containerd calls: ``runc_wrapper_script`` in front of runc."""
-        return self.run / "bin" / "runc"
-
 
 def containerd_toml(paths: NodePaths) -> str:
     return f"""version = 2
@@ -112,8 +107,11 @@ state = "{paths.containerd_state}"
     default_runtime_name = "runc"
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
       runtime_type = "io.containerd.runc.v2"
+      # Privileged containers (BuildKit's daemon) need no runc wrapper dropping CAP_SYS_RESOURCE,
+      # which this machine kind lacks (dockerd needs one, shared/research/kind.md): containerd 1.6
+      # grants a privileged container the capabilities it has itself, not every known one.
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-        BinaryName = "{paths.runc_wrapper}"
+        BinaryName = "{RUNC}"
         Root = "{paths.run / "runc"}"
         SystemdCgroup = false
   [plugins."io.containerd.grpc.v1.cri".cni]
@@ -132,42 +130,6 @@ def registry_hosts_toml(host: str) -> str:
 
 [host."http://{host}"]
   capabilities = ["pull", "resolve"]
-"""
-
-
-def runc_wrapper_script() -> str:
-    """runc, minus ``CAP_SYS_RESOURCE``: this machine kind's capability bounding set lacks it, so a
-    privileged container (CRI grants it every capability; BuildKit's daemon needs one) or a
-    privileged exec fails with "unable to apply caps: operation not permitted". The wrapper edits
-    the OCI spec runc is handed (``create``/``run``: the bundle's config.json; ``exec``:
-    ``--process``) and execs runc; specs without the capability are left untouched."""
-    return f"""#!/bin/sh
-set -e
-bundle= process= previous=
-for argument in "$@"; do
-  case "$previous" in --bundle|-b) bundle=$argument ;; --process|-p) process=$argument ;; esac
-  case "$argument" in
-    --bundle=*) bundle=${{argument#--bundle=}} ;;
-    --process=*) process=${{argument#--process=}} ;;
-  esac
-  previous=$argument
-done
-for spec in ${{bundle:+"$bundle/config.json"}} ${{process:+"$process"}}; do
-  if grep -q CAP_SYS_RESOURCE "$spec"; then
-    /usr/bin/python3 -c '
-import json, sys
-path = sys.argv[1]
-with open(path) as file:
-    spec = json.load(file)
-capabilities = spec.get("process", spec).get("capabilities") or {{}}
-for name, values in capabilities.items():
-    capabilities[name] = [value for value in values if value != "CAP_SYS_RESOURCE"]
-with open(path, "w") as file:
-    json.dump(spec, file)
-' "$spec"
-  fi
-done
-exec {RUNC} "$@"
 """
 
 

@@ -274,9 +274,6 @@ class RealNode:
         }
         for path, text in files.items():
             path.write_text(text)
-        self.paths.runc_wrapper.parent.mkdir(parents=True, exist_ok=True)
-        self.paths.runc_wrapper.write_text(node_config.runc_wrapper_script())
-        self.paths.runc_wrapper.chmod(0o755)
 
     def _start(
         self, name: str, argv: list[str | Path], pass_fds: tuple[int, ...] = ()

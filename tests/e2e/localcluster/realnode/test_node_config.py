@@ -4,7 +4,6 @@ missing, made the node fail on this machine kind (each says so in ``node_config`
 from __future__ import annotations
 
 import json
-import subprocess
 import tomllib
 from pathlib import Path
 
@@ -78,10 +77,8 @@ def test_the_kubelet_is_named_and_addressed_as_the_node() -> None:
     assert "--root-dir=/var/lib/realnode/kubelet" in argv
 
 
-def test_containerd_runs_runc_through_the_wrapper_and_reads_registry_hosts() -> None:
+def test_containerd_reads_registry_hosts_from_the_nodes_state_dir() -> None:
     cri = tomllib.loads(node_config.containerd_toml(PATHS))["plugins"]["io.containerd.grpc.v1.cri"]
-    runc = cri["containerd"]["runtimes"]["runc"]["options"]
-    assert runc["BinaryName"] == str(PATHS.runc_wrapper)
     assert cri["registry"]["config_path"] == str(PATHS.registry_hosts_dir)
 
 
@@ -89,46 +86,3 @@ def test_registry_hosts_toml_pulls_over_plain_http() -> None:
     hosts = tomllib.loads(node_config.registry_hosts_toml("10.96.0.7:5000"))
     assert hosts["server"] == "http://10.96.0.7:5000"
     assert hosts["host"]["http://10.96.0.7:5000"]["capabilities"] == ["pull", "resolve"]
-
-
-def _run_wrapper(tmp_path: Path, *args: str) -> list[str]:
-    """Run the wrapper with runc replaced by a script that prints its arguments."""
-    fake_runc = tmp_path / "fake-runc"
-    fake_runc.write_text('#!/bin/sh\necho "$@"\n')
-    fake_runc.chmod(0o755)
-    wrapper = tmp_path / "wrapper"
-    wrapper.write_text(
-        node_config.runc_wrapper_script().replace(str(node_config.RUNC), str(fake_runc))
-    )
-    wrapper.chmod(0o755)
-    result = subprocess.run([str(wrapper), *args], capture_output=True, text=True, check=True)
-    return result.stdout.split()
-
-
-def test_the_runc_wrapper_drops_cap_sys_resource_from_a_privileged_bundle(tmp_path: Path) -> None:
-    everything = ["CAP_CHOWN", "CAP_SYS_ADMIN", "CAP_SYS_RESOURCE"]
-    spec = {"process": {"capabilities": {"bounding": everything, "effective": everything}}}
-    (tmp_path / "config.json").write_text(json.dumps(spec))
-
-    argv = ["--root", "/run/x", "create", "--bundle", str(tmp_path), "container-id"]
-    assert _run_wrapper(tmp_path, *argv) == argv  # runc gets the same arguments
-    capabilities = json.loads((tmp_path / "config.json").read_text())["process"]["capabilities"]
-    assert capabilities == {
-        "bounding": ["CAP_CHOWN", "CAP_SYS_ADMIN"],
-        "effective": ["CAP_CHOWN", "CAP_SYS_ADMIN"],
-    }
-
-
-def test_the_runc_wrapper_edits_a_privileged_exec_process_and_leaves_others_alone(
-    tmp_path: Path,
-) -> None:
-    process = tmp_path / "process.json"
-    process.write_text(json.dumps({"capabilities": {"bounding": ["CAP_SYS_RESOURCE", "CAP_KILL"]}}))
-    plain = tmp_path / "config.json"
-    plain_text = json.dumps({"process": {"capabilities": {"bounding": ["CAP_KILL"]}}}, indent=1)
-    plain.write_text(plain_text)
-
-    _run_wrapper(tmp_path, "exec", f"--process={process}", "id")
-    _run_wrapper(tmp_path, "create", "-b", str(tmp_path), "id")
-    assert json.loads(process.read_text()) == {"capabilities": {"bounding": ["CAP_KILL"]}}
-    assert plain.read_text() == plain_text  # not rewritten
