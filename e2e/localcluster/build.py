@@ -2,9 +2,9 @@
 
 The Go builds live in ``hack/control-plane/`` (wrapper module, version pins, cache keys):
 ``build.sh`` for the control plane, ``build-node.sh`` for the real node (kubelet, kube-proxy, the
-pause and probe images, the Debian packages), ``build-build-service.sh`` for the registry and
-BuildKit the image-build tests run on the real node. This module only runs them and reads the
-directories they report, so there is one source of truth for where binaries live.
+pause and probe images, the Debian packages), ``build-build-service.sh`` for the registry,
+BuildKit and kaniko the image-build tests run on the real node. This module only runs them and
+reads the directories they report, so there is one source of truth for where binaries live.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ class NodeBinaries:
 
 @dataclass(frozen=True)
 class BuildServiceBinaries:
-    """The registry and BuildKit, as host binaries and as docker-archive images."""
+    """The registry, BuildKit and kaniko, as host binaries and as docker-archive images."""
 
     directory: Path
 
@@ -107,6 +107,11 @@ class BuildServiceBinaries:
         """``localhost/buildkit:<BUILDKIT_VERSION>``: buildkitd (entrypoint), buildctl, runc and
         busybox (``sh``, ``tar``, ``wget``)."""
         return self.directory / "images" / "buildkit.tar"
+
+    @property
+    def kaniko_image(self) -> Path:
+        """``localhost/kaniko:<KANIKO_VERSION>``: ``/kaniko/executor`` (entrypoint), no shell."""
+        return self.directory / "images" / "kaniko.tar"
 
     @property
     def tools_image(self) -> Path:
@@ -148,11 +153,11 @@ def ensure_build_service_binaries(*, show_progress: bool = True) -> BuildService
     """Run the build service's build (registry, BuildKit, their images); it prints its directory
     last."""
     script = BUILD_BUILD_SERVICE_SCRIPT
-    purpose = "the build service (registry and BuildKit)"
+    purpose = "the build service (registry, BuildKit, kaniko)"
     lines = _run_build(script, purpose, show_progress=show_progress).strip().splitlines()
     binaries = BuildServiceBinaries(Path(lines[-1]) if lines else Path("/nonexistent"))
     _require(script, binaries.buildctl, binaries.registry_image, binaries.buildkit_image)
-    _require(script, binaries.tools_image)
+    _require(script, binaries.tools_image, binaries.kaniko_image)
     return binaries
 
 

@@ -1,7 +1,7 @@
-"""The cluster's image build service for end-to-end tests: an OCI registry and a BuildKit daemon,
-both real (built from their Go modules, ``hack/control-plane/build-build-service.sh``), running as
-Deployments on the real node, for tests of image builds (the DynamoComponent controller's builder
-Jobs) and of pulling what they built.
+"""The cluster's image build service for end-to-end tests: an OCI registry and a BuildKit daemon
+running as Deployments on the real node, plus kaniko's executor image (no daemon), all real (built
+from their Go modules, ``hack/control-plane/build-build-service.sh``), for tests of image builds
+(the DynamoComponent controller's builder Jobs) and of pulling what they built.
 
     from e2e.support.build_service import BuildService, push_image
 
@@ -33,7 +33,10 @@ imports their images into the node, create the objects and return once the regis
 - ``tools_image``: ``localhost/build-tools:<busybox version>``, busybox alone, on the node too (a
   small init-container image) and in the registry as ``<registry>/build-tools:1``, a base with a
   shell for Dockerfiles' ``RUN`` steps (the probe image has no shell).
-- ``kaniko_image``: always ``None``: the Go module proxy serves no kaniko module (hack/README.md).
+- ``kaniko_image``: ``localhost/kaniko:<v>``, on the node: ``/kaniko/executor`` as entrypoint, no
+  shell (download the context with ``buildkit_image`` or ``tools_image`` in an init container);
+  ``--insecure --insecure-pull`` for the plain-HTTP registry. Never ``None`` here; the field is
+  optional for clusters without kaniko.
 - ``credentials``: ``(username, password)`` when deployed with htpasswd auth, else ``None``.
 
 BuildKit runs privileged (``buildkitd`` with its OCI worker: runc for ``RUN`` steps, overlayfs
@@ -84,7 +87,13 @@ def deploy_build_service(
     wait until both answer. ``credentials``: the registry requires them (htpasswd, HTTP Basic)."""
     binaries = ensure_build_service_binaries(show_progress=True)
     images = {}
-    for tar in (binaries.registry_image, binaries.buildkit_image, binaries.tools_image):
+    tars = (
+        binaries.registry_image,
+        binaries.buildkit_image,
+        binaries.tools_image,
+        binaries.kaniko_image,
+    )
+    for tar in tars:
         real_node.import_image(tar)
         images[tar] = registry_client.archive_repo_tags(tar)[0]
     api = real_node.api
@@ -103,6 +112,7 @@ def deploy_build_service(
         buildkit_url=f"tcp://{buildkit_ip}:{objects.BUILDKIT_PORT}",
         buildkit_image=images[binaries.buildkit_image],
         tools_image=images[binaries.tools_image],
+        kaniko_image=images[binaries.kaniko_image],
         buildctl=binaries.buildctl,
         credentials=credentials,
     )
