@@ -6,7 +6,8 @@ from their Go modules, ``hack/control-plane/build-build-service.sh``), for tests
     from e2e.support.build_service import BuildService, push_image
 
     def test_build(real_node: RealNodeCluster, build_service: BuildService) -> None:
-        base = push_image(build_service, PROBE_IMAGE_TAR, "probe:1")  # "<registry>/probe:1"
+        probe_tar = real_node.node.binaries.probe_image  # localhost/realnode-probe:local
+        base = push_image(build_service, probe_tar, "probe:1")  # "<registry>/probe:1"
         # a Job: buildctl --addr $BUILDKIT_URL ... --output type=image,name=<registry>/x:1,push=true
         assert image_exists(build_service, "x", "1")
 
@@ -38,6 +39,14 @@ imports their images into the node, create the objects and return once the regis
   ``--insecure --insecure-pull`` for the plain-HTTP registry. Never ``None`` here; the field is
   optional for clusters without kaniko.
 - ``credentials``: ``(username, password)`` when deployed with htpasswd auth, else ``None``.
+- ``namespace``; ``buildctl``: the host's buildctl binary.
+
+Functions (each uses the service's credentials): ``push_image(service, tar, name)`` (a
+docker-archive tar into the registry as ``name``, ``repo:tag``; returns ``<registry>/<name>``),
+``registry_tags(service, repository)``, ``image_exists(service, repository, tag)`` (HEAD of the
+manifest with every manifest type accepted, as the operator's check does). What a built image
+holds: ``registry_client.image_config`` and ``image_file_names``. Builder Jobs known to work:
+``e2e.support.builder_jobs``; a context server on the node IP: ``e2e.support.file_server``.
 
 BuildKit runs privileged (``buildkitd`` with its OCI worker: runc for ``RUN`` steps, overlayfs
 snapshots on an emptyDir). That works on this machine kind as it is: containerd 1.6 grants a

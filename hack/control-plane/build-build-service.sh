@@ -71,7 +71,8 @@ for binary in buildkitd buildctl; do
 done
 
 echo "build-build-service: images into $DIR/images" >&2
-busybox_version=$(/bin/busybox | head -n 1 | sed -E 's/^BusyBox v([0-9.]+).*/\1/')
+# sed reads all of busybox's help: head would close the pipe early (SIGPIPE fails the pipeline).
+busybox_version=$(/bin/busybox --help 2>&1 | sed -n -E '1s/^BusyBox v([0-9.]+).*/\1/p')
 busybox=(--env PATH=/usr/bin:/bin --dir /tmp:1777 --dir /etc:0755 /bin/busybox:/bin/busybox)
 for applet in sh tar wget cat ls echo mkdir cp rm sleep gzip env test grep; do
   busybox+=(--symlink "/bin/$applet:busybox")
