@@ -47,9 +47,11 @@ from e2e.support.operator_process import OperatorProcess, running_operator
 from manager.runtime.client import RestClient
 
 # Fixtures of the support modules for the tests that ask for them by name (module- or
-# session-scoped, started only when asked for): the real node and the two image archives.
+# session-scoped, started only when asked for): the real node, the build service on it and the two
+# image archives.
 pytest_plugins = [
     "e2e.support.real_node",
+    "e2e.support.build_service",
     "e2e.support.operator_image",
     "e2e.support.dynamo_image",
 ]

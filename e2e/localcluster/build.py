@@ -2,8 +2,9 @@
 
 The Go builds live in ``hack/control-plane/`` (wrapper module, version pins, cache keys):
 ``build.sh`` for the control plane, ``build-node.sh`` for the real node (kubelet, kube-proxy, the
-pause and probe images, the Debian packages). This module only runs them and reads the directories
-they report, so there is one source of truth for where binaries live.
+pause and probe images, the Debian packages), ``build-build-service.sh`` for the registry,
+BuildKit and kaniko the image-build tests run on the real node. This module only runs them and
+reads the directories they report, so there is one source of truth for where binaries live.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 HACK_DIR = Path(__file__).resolve().parents[2] / "hack"
 BUILD_SCRIPT = HACK_DIR / "control-plane" / "build.sh"
 BUILD_NODE_SCRIPT = HACK_DIR / "control-plane" / "build-node.sh"
+BUILD_BUILD_SERVICE_SCRIPT = HACK_DIR / "control-plane" / "build-build-service.sh"
 
 
 class BuildError(RuntimeError):
@@ -77,6 +79,46 @@ class NodeBinaries:
         return self.directory / "images" / "probe.tar"
 
 
+@dataclass(frozen=True)
+class BuildServiceBinaries:
+    """The registry, BuildKit and kaniko, as host binaries and as docker-archive images."""
+
+    directory: Path
+
+    @property
+    def registry(self) -> Path:
+        return self.directory / "bin" / "registry"
+
+    @property
+    def buildkitd(self) -> Path:
+        return self.directory / "bin" / "buildkitd"
+
+    @property
+    def buildctl(self) -> Path:
+        return self.directory / "bin" / "buildctl"
+
+    @property
+    def registry_image(self) -> Path:
+        """``localhost/registry:<REGISTRY_VERSION>``: ``/usr/bin/registry`` alone."""
+        return self.directory / "images" / "registry.tar"
+
+    @property
+    def buildkit_image(self) -> Path:
+        """``localhost/buildkit:<BUILDKIT_VERSION>``: buildkitd (entrypoint), buildctl, runc and
+        busybox (``sh``, ``tar``, ``wget``)."""
+        return self.directory / "images" / "buildkit.tar"
+
+    @property
+    def kaniko_image(self) -> Path:
+        """``localhost/kaniko:<KANIKO_VERSION>``: ``/kaniko/executor`` (entrypoint), no shell."""
+        return self.directory / "images" / "kaniko.tar"
+
+    @property
+    def tools_image(self) -> Path:
+        """``localhost/build-tools:<busybox version>``: busybox alone (sh, tar, wget)."""
+        return self.directory / "images" / "tools.tar"
+
+
 def ensure_binaries(*, show_progress: bool = True) -> Binaries:
     """Run the (cached, locked) build and return where everything is.
 
@@ -104,6 +146,18 @@ def ensure_node_binaries(*, show_progress: bool = True) -> NodeBinaries:
     lines = _run_build(BUILD_NODE_SCRIPT, purpose, show_progress=show_progress).strip().splitlines()
     binaries = NodeBinaries(Path(lines[-1])) if lines else NodeBinaries(Path("/nonexistent"))
     _require(BUILD_NODE_SCRIPT, binaries.kubelet, binaries.kube_proxy, binaries.pause_image)
+    return binaries
+
+
+def ensure_build_service_binaries(*, show_progress: bool = True) -> BuildServiceBinaries:
+    """Run the build service's build (registry, BuildKit, their images); it prints its directory
+    last."""
+    script = BUILD_BUILD_SERVICE_SCRIPT
+    purpose = "the build service (registry, BuildKit, kaniko)"
+    lines = _run_build(script, purpose, show_progress=show_progress).strip().splitlines()
+    binaries = BuildServiceBinaries(Path(lines[-1]) if lines else Path("/nonexistent"))
+    _require(script, binaries.buildctl, binaries.registry_image, binaries.buildkit_image)
+    _require(script, binaries.tools_image, binaries.kaniko_image)
     return binaries
 
 

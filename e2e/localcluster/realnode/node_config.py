@@ -71,6 +71,12 @@ class NodePaths:
     def state_file(self) -> Path:
         return self.run / "state.json"
 
+    @property
+    def registry_hosts_dir(self) -> Path:
+        """containerd's ``config_path``: one ``<host:port>/hosts.toml`` per registry it may pull
+        from over plain HTTP (``registry_hosts_toml``)."""
+        return self.run / "registry-hosts"
+
 
 def containerd_toml(paths: NodePaths) -> str:
     return f"""version = 2
@@ -101,6 +107,9 @@ state = "{paths.containerd_state}"
     default_runtime_name = "runc"
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
       runtime_type = "io.containerd.runc.v2"
+      # Privileged containers (BuildKit's daemon) need no runc wrapper dropping CAP_SYS_RESOURCE,
+      # which this machine kind lacks (dockerd needs one, shared/research/kind.md): containerd 1.6
+      # grants a privileged container the capabilities it has itself, not every known one.
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         BinaryName = "{RUNC}"
         Root = "{paths.run / "runc"}"
@@ -110,7 +119,17 @@ state = "{paths.containerd_state}"
     conf_dir = "{paths.cni_conf_dir}"
     max_conf_num = 1
   [plugins."io.containerd.grpc.v1.cri".registry]
-    config_path = ""
+    # Read at every pull: a registry added while the node runs needs no restart.
+    config_path = "{paths.registry_hosts_dir}"
+"""
+
+
+def registry_hosts_toml(host: str) -> str:
+    """Pull from ``host`` (``ip:port``) over plain HTTP: test registries have no TLS."""
+    return f"""server = "http://{host}"
+
+[host."http://{host}"]
+  capabilities = ["pull", "resolve"]
 """
 
 

@@ -188,6 +188,14 @@ class RealNode:
         self.timings[f"import {tar.name}"] = time.monotonic() - began
         return result.stdout
 
+    def allow_plain_http_registry(self, host: str) -> None:
+        """Let the node's containerd pull from ``host`` (``ip:port``, e.g. a registry Service's
+        ClusterIP, which the host reaches through kube-proxy) over plain HTTP; takes effect at
+        the next pull."""
+        directory = self.paths.registry_hosts_dir / host
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "hosts.toml").write_text(node_config.registry_hosts_toml(host))
+
     def rss_bytes(self) -> dict[str, int]:
         """Resident memory of containerd, the kubelet, kube-proxy and all containerd shims."""
         sizes = {name: rss_bytes(p.pid) for name, p in self.processes.items()}

@@ -75,3 +75,14 @@ def test_the_kubelet_is_named_and_addressed_as_the_node() -> None:
     assert "--hostname-override=real-node" in argv
     assert "--node-ip=192.0.2.2" in argv
     assert "--root-dir=/var/lib/realnode/kubelet" in argv
+
+
+def test_containerd_reads_registry_hosts_from_the_nodes_state_dir() -> None:
+    cri = tomllib.loads(node_config.containerd_toml(PATHS))["plugins"]["io.containerd.grpc.v1.cri"]
+    assert cri["registry"]["config_path"] == str(PATHS.registry_hosts_dir)
+
+
+def test_registry_hosts_toml_pulls_over_plain_http() -> None:
+    hosts = tomllib.loads(node_config.registry_hosts_toml("10.96.0.7:5000"))
+    assert hosts["server"] == "http://10.96.0.7:5000"
+    assert hosts["host"]["http://10.96.0.7:5000"]["capabilities"] == ["pull", "resolve"]
