@@ -56,6 +56,7 @@ from dynamo_operator.image_build.registry_access import (
 from dynamo_operator.image_build.service_pvcs import expand_service_pvcs
 from dynamo_operator.image_build.settings import (
     BuildEngine,
+    Env,
     ImageBuildSettings,
     settings_from_environment,
 )
@@ -75,6 +76,7 @@ __all__ = [
     "BuilderConfig",
     "BuilderConfigError",
     "Challenge",
+    "Env",
     "ImageBuildError",
     "ImageBuildSettings",
     "ImageBuildSettingsError",

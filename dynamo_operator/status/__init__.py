@@ -6,6 +6,7 @@ Wire dicts in, wire dicts out (camelCase, as the API server stores them); the ti
 deriving again from an unchanged world gives an equal status and the reconciler writes nothing.
 """
 
+from dynamo_operator.status.builder_job import BuilderJobState, observe_builder_job
 from dynamo_operator.status.component_deployment import Unsupported, derive_component_status
 from dynamo_operator.status.conditions import (
     changed_condition,
@@ -35,6 +36,7 @@ from dynamo_operator.status.reasons import ConditionTypes, Reasons
 __all__ = [
     "DYNAMO_COMPONENT_EVENTS",
     "BuildJobState",
+    "BuilderJobState",
     "ComponentGate",
     "ConditionTypes",
     "EndpointState",
@@ -55,5 +57,6 @@ __all__ = [
     "format_time",
     "is_condition_true",
     "is_progress_only",
+    "observe_builder_job",
     "set_condition",
 ]

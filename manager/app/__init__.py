@@ -22,6 +22,7 @@ if _TYPE_CHECKING:
     from manager.app.kinds import (
         COMPONENT,
         CUSTOM_KINDS,
+        DYNAMO_COMPONENT,
         GRAPH,
         MODEL,
         OPTIONAL_KINDS,
@@ -33,6 +34,7 @@ if _TYPE_CHECKING:
 __all__ = [
     "COMPONENT",
     "CUSTOM_KINDS",
+    "DYNAMO_COMPONENT",
     "GRAPH",
     "MODEL",
     "OPTIONAL_KINDS",

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from dynamo_operator.image_build import ImageBuildSettings
 from dynamo_operator.settings import OperatorSettings
 from manager.app.metrics import MeteredReconciler
 from manager.runtime.cache import Cache
@@ -24,6 +25,8 @@ from manager.runtime.kinds import ResourceKind
 from manager.runtime.namespace_claims import ClaimAware, NamespaceClaims
 
 __all__ = ["Deps", "utc_now"]
+
+DEFAULT_IMAGE_BUILD = ImageBuildSettings()
 
 
 def utc_now() -> datetime:
@@ -43,6 +46,8 @@ class Deps:
     claims: NamespaceClaims | None = None
     """Cluster-wide mode: the namespaces a namespace-restricted operator has taken."""
     now: Callable[[], datetime] = utc_now
+    image_build: ImageBuildSettings = DEFAULT_IMAGE_BUILD
+    """How DynamoComponent images are checked and built."""
 
     def reconciler_for(self, kind: ResourceKind, reconciler: Reconciler) -> Reconciler:
         """`reconciler` as a controller runs it: its reconciles counted under `kind`'s

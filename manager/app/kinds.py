@@ -14,7 +14,15 @@ from dynamo_operator.crd import CUSTOM_RESOURCES
 from dynamo_operator.settings import OPTIONAL_API_GROUP_VERSIONS, OptionalApi
 from manager.runtime.kinds import ResourceKind
 
-__all__ = ["COMPONENT", "CUSTOM_KINDS", "GRAPH", "MODEL", "OPTIONAL_KINDS", "served_optional_apis"]
+__all__ = [
+    "COMPONENT",
+    "CUSTOM_KINDS",
+    "DYNAMO_COMPONENT",
+    "GRAPH",
+    "MODEL",
+    "OPTIONAL_KINDS",
+    "served_optional_apis",
+]
 
 CUSTOM_KINDS = {
     resource.kind: ResourceKind(API_VERSION, resource.kind, resource.plural, namespaced=True)
@@ -23,6 +31,7 @@ CUSTOM_KINDS = {
 GRAPH = CUSTOM_KINDS["DynamoGraphDeployment"]
 COMPONENT = CUSTOM_KINDS["DynamoComponentDeployment"]
 MODEL = CUSTOM_KINDS["DynamoModel"]
+DYNAMO_COMPONENT = CUSTOM_KINDS["DynamoComponent"]
 
 OPTIONAL_KINDS: dict[OptionalApi, ResourceKind] = {
     "lws": ResourceKind(

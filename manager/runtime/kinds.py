@@ -17,6 +17,7 @@ __all__ = [
     "EVENT",
     "HORIZONTAL_POD_AUTOSCALER",
     "INGRESS",
+    "JOB",
     "LEASE",
     "NAMESPACE",
     "PERSISTENT_VOLUME_CLAIM",
@@ -79,6 +80,7 @@ PERSISTENT_VOLUME_CLAIM = ResourceKind(
     "v1", "PersistentVolumeClaim", "persistentvolumeclaims", namespaced=True
 )
 DEPLOYMENT = ResourceKind("apps/v1", "Deployment", "deployments", namespaced=True)
+JOB = ResourceKind("batch/v1", "Job", "jobs", namespaced=True)
 HORIZONTAL_POD_AUTOSCALER = ResourceKind(
     "autoscaling/v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", namespaced=True
 )
@@ -108,6 +110,7 @@ BUILT_IN_KINDS: tuple[ResourceKind, ...] = (
     SERVICE_ACCOUNT,
     PERSISTENT_VOLUME_CLAIM,
     DEPLOYMENT,
+    JOB,
     HORIZONTAL_POD_AUTOSCALER,
     INGRESS,
     ENDPOINT_SLICE,

@@ -173,6 +173,36 @@ def test_settings_reach_the_operator() -> None:
     assert settings.ingress_host_suffix == "example.com"
 
 
+def test_image_build_values_reach_the_operator() -> None:
+    values = {
+        "imageBuild": {
+            "apiStoreEndpoint": "http://store.dynamo:8080",
+            "registry": {"server": "10.0.0.1:5000", "secure": False, "secretName": "push"},
+            "engine": "kaniko",
+            "estargz": True,
+            "timeout": "20m",
+            "images": {"kaniko": "localhost/kaniko:1", "downloader": "localhost/tools:1"},
+        }
+    }
+    build = operator_options(render(values=values)).image_build
+    assert build.api_store_endpoint == "http://store.dynamo:8080"
+    assert build.docker_registry_server == "10.0.0.1:5000"
+    assert not build.docker_registry_secure
+    assert build.docker_registry_secret_name == "push"
+    assert build.build_engine == "kaniko"
+    assert build.estargz_enabled
+    assert build.default_build_timeout.total_seconds() == 1200
+    assert (build.kaniko_image, build.downloader_image) == (
+        "localhost/kaniko:1",
+        "localhost/tools:1",
+    )
+    # Unset: the operator's defaults, the builder configuration read in the release namespace.
+    defaults = operator_options(render()).image_build
+    assert defaults.docker_registry_server is None
+    assert defaults.docker_registry_secure
+    assert defaults.image_builder_namespace == one(render(), "Deployment")["metadata"]["namespace"]
+
+
 def test_restricted_mode_manages_its_namespace_without_leader_election() -> None:
     values = {
         "namespaceRestriction": {

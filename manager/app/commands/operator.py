@@ -26,8 +26,20 @@ from manager.app.commands.namespace_modes import (
 )
 from manager.app.commands.run import RunOptions
 from manager.app.deps import Deps
-from manager.app.kinds import COMPONENT, CUSTOM_KINDS, GRAPH, MODEL, served_optional_apis
-from manager.app.reconcilers import component_deployment, graph_deployment, model
+from manager.app.kinds import (
+    COMPONENT,
+    CUSTOM_KINDS,
+    DYNAMO_COMPONENT,
+    GRAPH,
+    MODEL,
+    served_optional_apis,
+)
+from manager.app.reconcilers import (
+    component_deployment,
+    dynamo_component,
+    graph_deployment,
+    model,
+)
 from manager.runtime.cache import Cache
 from manager.runtime.client import Client, KindRegistry, RestClient
 from manager.runtime.client.aiohttp_transport import AiohttpTransport
@@ -156,11 +168,13 @@ class _Operator:
             max_concurrent_reconciles=options.max_concurrent_reconciles,
             planner_cluster_role_name=options.planner_cluster_role_name,
             claims=self.claims,
+            image_build=options.image_build,
         )
         controllers = (
             (component_deployment.setup(self.manager, deps), COMPONENT),
             (graph_deployment.setup(self.manager, deps), GRAPH),
             (model.setup(self.manager, deps), MODEL),
+            (dynamo_component.setup(self.manager, deps), DYNAMO_COMPONENT),
         )
         if self.claims is not None:
             self.claims.add_listener(HandOver(cache.reader, recorder, GRAPH, controllers))

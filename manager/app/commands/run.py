@@ -8,10 +8,12 @@ itself is assembled in `manager.app.commands.operator`.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from dynamo_operator.image_build import Env, ImageBuildSettings, settings_from_environment
 from dynamo_operator.settings import OperatorSettings
 from manager.app.commands.go_flags import (
     BindAddress,
@@ -59,6 +61,8 @@ class RunOptions:
     max_concurrent_reconciles: int
     settings: OperatorSettings
     operator_namespace: str
+    image_build: ImageBuildSettings
+    """The DynamoComponent image builds, from the environment (upstream's variable names)."""
     service_account: str | None
     """The Pod's ServiceAccount (env POD_SERVICE_ACCOUNT): owner of the Lease and the
     certificate Secret the operator creates for itself, so `helm uninstall` removes them."""
@@ -233,6 +237,13 @@ def options_from_arguments(
     if args.webhook_cert_dir is not None and not args.enable_webhooks:
         raise ValueError("--webhook-cert-path needs --enable-webhooks")
     operator_namespace = _operator_namespace(env)
+    image_build = settings_from_environment(env)
+    if args.restricted_namespace:  # a namespace-restricted operator reads nothing outside it
+        image_build = dataclasses.replace(
+            image_build, image_builder_namespace=args.restricted_namespace
+        )
+    elif not env.get(Env.IMAGE_BUILDER_NAMESPACE):
+        image_build = dataclasses.replace(image_build, image_builder_namespace=operator_namespace)
     return RunOptions(
         metrics_address=args.metrics_bind_address,
         metrics_secure=args.metrics_secure,
@@ -260,6 +271,7 @@ def options_from_arguments(
         max_concurrent_reconciles=args.max_concurrent_reconciles,
         settings=operator_settings_from_arguments(args, frozenset()),
         operator_namespace=operator_namespace,
+        image_build=image_build,
         service_account=env.get("POD_SERVICE_ACCOUNT") or None,
         log_level=log_level,
     )

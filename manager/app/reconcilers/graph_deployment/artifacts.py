@@ -1,12 +1,13 @@
 """The ``dynamo.yaml`` of a built artifact, from the API store.
 
-``GET {API_STORE_ENDPOINT}/api/v1/dynamo_components/{name}/versions/{version}/download`` answers
+``GET {API_STORE_ENDPOINT}/api/v1/dynamo_components/{name}/versions/{version}/download`` (or the
+component's ``downloadUrl``) answers
 the artifact as a tar (gzipped or not). The graph controller needs only its ``dynamo.yaml`` (which
 services the graph has), so the archive is read as a stream until that member and the connection
 is closed: a large artifact costs no memory, and the image builder downloads it on its own.
 
 An artifact version never changes, so each ``dynamo.yaml`` is fetched once per operator process
-(kept for the most recent ``capacity`` artifacts); a failure is not kept, the graph retries.
+(by URL, for the most recent ``capacity`` artifacts); a failure is not kept, the graph retries.
 """
 
 from __future__ import annotations
@@ -16,11 +17,10 @@ import urllib.error
 import urllib.request
 from collections import OrderedDict
 from typing import Protocol
-from urllib.parse import quote
 
 import anyio
 
-__all__ = ["ArtifactError", "ArtifactStore", "HttpArtifactStore", "download_url"]
+__all__ = ["ArtifactError", "ArtifactStore", "HttpArtifactStore"]
 
 MANIFEST_NAMES = ("dynamo.yaml", "dynamo.yml")
 MAX_MANIFEST_BYTES = 1 << 20
@@ -31,31 +31,23 @@ class ArtifactError(Exception):
 
 
 class ArtifactStore(Protocol):
-    async def manifest(self, name: str, version: str) -> str: ...
-
-
-def download_url(endpoint: str, name: str, version: str) -> str:
-    return (
-        f"{endpoint.rstrip('/')}/api/v1/dynamo_components/{quote(name, safe='')}"
-        f"/versions/{quote(version, safe='')}/download"
-    )
+    async def manifest(self, url: str) -> str:
+        """The ``dynamo.yaml`` of the artifact at ``url``; ArtifactError says why not."""
+        ...
 
 
 class HttpArtifactStore:
-    def __init__(self, endpoint: str, *, timeout: float = 30.0, capacity: int = 256) -> None:
-        self.endpoint = endpoint
+    def __init__(self, *, timeout: float = 30.0, capacity: int = 256) -> None:
         self._timeout = timeout
         self._capacity = capacity
-        self._manifests: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._manifests: OrderedDict[str, str] = OrderedDict()
 
-    async def manifest(self, name: str, version: str) -> str:
-        key = (name, version)
-        if (cached := self._manifests.get(key)) is not None:
-            self._manifests.move_to_end(key)
+    async def manifest(self, url: str) -> str:
+        if (cached := self._manifests.get(url)) is not None:
+            self._manifests.move_to_end(url)
             return cached
-        url = download_url(self.endpoint, name, version)
         text = await anyio.to_thread.run_sync(_read_manifest, url, self._timeout)
-        self._manifests[key] = text
+        self._manifests[url] = text
         while len(self._manifests) > self._capacity:
             self._manifests.popitem(last=False)
         return text

@@ -2,10 +2,12 @@
 
 Five steps per pass, each a call: read the graph from the cache; validate it with the pure
 validators (invalid is terminal until the spec changes: `failed`, one Warning Event, no retry);
-build its DCDs, PVCs and planner access with the pure builders; apply what differs (DCDs of
-services removed from the map are deleted; PVCs are created when missing and never updated, and
-no graph owns them, so deleting the graph keeps the data); derive the status from the cached
-DCDs, write it once if it changed, and emit an Event only on a transition.
+a graph naming a built artifact waits for its DynamoComponent and is expanded into the artifact's
+services (`artifact_step.py`); build its DCDs, PVCs and planner access with the pure builders;
+apply what differs (DCDs of services removed from the map are deleted; PVCs are created when
+missing and never updated, and no graph owns them, so deleting the graph keeps the data); derive
+the status from the cached DCDs, write it once if it changed, and emit an Event only on a
+transition.
 
 Progress is written at most every `PROGRESS_INTERVAL` per graph: while a graph is pending, each
 of its components moving a replica forward changes the `Ready` message and the replica counts,
@@ -33,6 +35,7 @@ from dynamo_operator.builders import (
     build_persistent_volume_claims,
 )
 from dynamo_operator.builders.service_account import build_planner_access
+from dynamo_operator.image_build import ImageBuildError, expand_service_pvcs
 from dynamo_operator.settings import OperatorSettings
 from dynamo_operator.status import (
     ConditionTypes,
@@ -43,6 +46,7 @@ from dynamo_operator.status import (
     is_progress_only,
 )
 from dynamo_operator.validation import validate_create
+from manager.app.reconcilers.graph_deployment.artifact_step import ArtifactStep
 from manager.runtime.cache import CacheReader
 from manager.runtime.client import AlreadyExists, BadRequest, Client, Invalid, NotFound
 from manager.runtime.controller import Request, Result
@@ -54,6 +58,8 @@ __all__ = ["GraphDeploymentReconciler", "GraphKinds"]
 
 READY = ConditionTypes.READY
 PROGRESS_INTERVAL = timedelta(seconds=5)
+ARTIFACT_RETRY = 30.0
+"""Seconds before asking the API store again for an artifact it could not give."""
 EVENTS = TransitionEvents(READY, ready_reason="Ready", warn_while_waiting=False)
 
 
@@ -74,6 +80,7 @@ class GraphDeploymentReconciler:
         settings: Callable[[], OperatorSettings],
         planner_cluster_role_name: str | None,
         now: Callable[[], datetime],
+        artifacts: ArtifactStep,
     ) -> None:
         self._client = client
         self._reader = reader
@@ -82,6 +89,7 @@ class GraphDeploymentReconciler:
         self._settings = settings
         self._planner_cluster_role_name = planner_cluster_role_name
         self._now = now
+        self._artifacts = artifacts
         self._status_written: OrderedDict[str, datetime] = OrderedDict()
         """When each graph's status was last written (by uid, oldest first), for the
         progress interval; entries older than it are dropped."""
@@ -95,6 +103,18 @@ class GraphDeploymentReconciler:
             await self._report(dgd, failure=StatusFailure.invalid(validation))
             return None
         model = validation.model(DynamoGraphDeployment)
+        try:
+            model = expand_service_pvcs(model)
+            if model.spec.dynamo_component:
+                verdict = await self._artifacts.resolve(model, request.namespace)
+                if verdict.graph is None:
+                    waiting = [verdict.waiting] if verdict.waiting else []
+                    result = await self._report(dgd, failure=verdict.failure, waiting=waiting)
+                    return Result(requeue_after=ARTIFACT_RETRY) if verdict.retry else result
+                model = verdict.graph
+        except (ImageBuildError, Invalid, BadRequest) as error:
+            await self._report(dgd, failure=StatusFailure.reconcile_error(str(error)))
+            return None
         context = BuildContext(settings=self._settings(), default_namespace=request.namespace)
         try:
             components = build_component_deployments(model, context)

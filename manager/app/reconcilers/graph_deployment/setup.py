@@ -7,9 +7,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from manager.app.deps import Deps
-from manager.app.kinds import COMPONENT, GRAPH
+from manager.app.kinds import COMPONENT, DYNAMO_COMPONENT, GRAPH
 from manager.app.metrics import ResourceCounter
 from manager.app.predicates import spec_or_metadata_changed
+from manager.app.reconcilers.graph_deployment.artifact_step import ArtifactStep
+from manager.app.reconcilers.graph_deployment.artifacts import HttpArtifactStore
 from manager.app.reconcilers.graph_deployment.reconciler import (
     GraphDeploymentReconciler,
     GraphKinds,
@@ -17,6 +19,7 @@ from manager.app.reconcilers.graph_deployment.reconciler import (
 from manager.runtime.builder import ControllerBuilder
 from manager.runtime.cache import CacheReader
 from manager.runtime.controller import Controller, Request
+from manager.runtime.handler import enqueue_for_owner
 from manager.runtime.kinds import PERSISTENT_VOLUME_CLAIM
 from manager.runtime.manager import Manager
 
@@ -35,6 +38,13 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         settings=deps.settings,
         planner_cluster_role_name=deps.planner_cluster_role_name,
         now=deps.now,
+        artifacts=ArtifactStep(
+            client=deps.client,
+            reader=deps.cache.reader,
+            store=HttpArtifactStore(),
+            settings=deps.image_build,
+            kind=DYNAMO_COMPONENT,
+        ),
     )
     controller = (
         ControllerBuilder(manager)
@@ -42,6 +52,8 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         .for_(GRAPH, spec_or_metadata_changed())
         .owns(COMPONENT)
         .watches(PERSISTENT_VOLUME_CLAIM, graphs_naming_claim)
+        # Every owner: the graphs naming one artifact share its DynamoComponent.
+        .watches(DYNAMO_COMPONENT, enqueue_for_owner(GRAPH, only_controller=False))
         .with_options(max_concurrent_reconciles=deps.max_concurrent_reconciles)
         .complete(deps.reconciler_for(GRAPH, reconciler))
     )

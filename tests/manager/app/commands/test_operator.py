@@ -15,7 +15,7 @@ from manager.runtime.cache import Cache, KindOptions
 from manager.runtime.client import RestClient
 from manager.runtime.controller import Controller
 from manager.runtime.identity import Identity
-from manager.runtime.kinds import PERSISTENT_VOLUME_CLAIM, POD
+from manager.runtime.kinds import JOB, PERSISTENT_VOLUME_CLAIM, POD
 
 
 class _NoTransport:
@@ -39,6 +39,7 @@ def test_one_controller_per_kind_and_their_cache_options(flags: tuple[str, ...])
 
     controllers = [r for r in operator.manager.runnables if isinstance(r, Controller)]
     assert sorted(c.name for c in controllers) == [
+        "dynamocomponent",
         "dynamocomponentdeployment",
         "dynamographdeployment",
         "dynamomodel",
@@ -48,6 +49,10 @@ def test_one_controller_per_kind_and_their_cache_options(flags: tuple[str, ...])
     for kind in (GRAPH, COMPONENT, MODEL, POD, PERSISTENT_VOLUME_CLAIM):
         assert cache.find_informer(kind) is not None
     assert (cache.options(POD) or KindOptions()).label_selector == "nvidia.com/selector"
+    # Only the builder Jobs, never every Job of the cluster.
+    assert (cache.options(JOB) or KindOptions()).label_selector == (
+        "nvidia.com/is-dynamo-image-builder=true"
+    )
 
 
 def test_a_served_optional_api_reaches_the_settings_and_the_cache() -> None:

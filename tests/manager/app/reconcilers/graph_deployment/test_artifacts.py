@@ -10,6 +10,12 @@ from manager.app.reconcilers.graph_deployment.artifacts import ArtifactError, Ht
 
 pytestmark = pytest.mark.anyio
 
+
+def url(store: ApiStore, tag: str) -> str:
+    name, version = tag.split(":")
+    return f"{store.endpoint}/api/v1/dynamo_components/{name}/versions/{version}/download"
+
+
 MANIFEST = "service: Frontend\nservices:\n  - name: Frontend\n"
 
 
@@ -21,16 +27,16 @@ def store() -> Iterator[ApiStore]:
 
 async def test_the_manifest_is_read_once_per_artifact_version(store: ApiStore) -> None:
     store.publish("frontend:v1", {"dynamo.yaml": MANIFEST, "env/docker/Dockerfile": "FROM x\n"})
-    client = HttpArtifactStore(store.endpoint)
+    client = HttpArtifactStore()
 
-    assert await client.manifest("frontend", "v1") == MANIFEST
-    assert await client.manifest("frontend", "v1") == MANIFEST
+    assert await client.manifest(url(store, "frontend:v1")) == MANIFEST
+    assert await client.manifest(url(store, "frontend:v1")) == MANIFEST
     assert store.downloads["frontend:v1"] == 1
 
 
 async def test_a_manifest_under_dot_slash_is_found(store: ApiStore) -> None:
     store.publish("frontend:v2", {"./dynamo.yaml": MANIFEST})
-    assert await HttpArtifactStore(store.endpoint).manifest("frontend", "v2") == MANIFEST
+    assert await HttpArtifactStore().manifest(url(store, "frontend:v2")) == MANIFEST
 
 
 @pytest.mark.parametrize(
@@ -45,22 +51,23 @@ async def test_a_missing_artifact_or_manifest_is_an_error_that_says_which(
 ) -> None:
     if files is not None:
         store.publish("frontend:v3", files)
-    client = HttpArtifactStore(store.endpoint)
+    client = HttpArtifactStore()
     with pytest.raises(ArtifactError, match=message):
-        await client.manifest("frontend", "v3")
+        await client.manifest(url(store, "frontend:v3"))
     store.publish("frontend:v3", {"dynamo.yaml": MANIFEST})  # a failure is not remembered
-    assert await client.manifest("frontend", "v3") == MANIFEST
+    assert await client.manifest(url(store, "frontend:v3")) == MANIFEST
 
 
 async def test_an_unreachable_store_is_an_error_naming_the_url() -> None:
-    client = HttpArtifactStore("http://127.0.0.1:9", timeout=2)
+    client = HttpArtifactStore(timeout=2)
+    unreachable = "http://127.0.0.1:9/api/v1/dynamo_components/frontend/versions/v1/download"
     with pytest.raises(
         ArtifactError, match=r"could not be reached at http://127\.0\.0\.1:9/api/v1/"
     ):
-        await client.manifest("frontend", "v1")
+        await client.manifest(unreachable)
 
 
 async def test_a_body_that_is_not_a_tar_is_an_error(store: ApiStore) -> None:
     store.artifacts["frontend:v4"] = b"<html>login page</html>"
     with pytest.raises(ArtifactError, match="is not a tar archive"):
-        await HttpArtifactStore(store.endpoint).manifest("frontend", "v4")
+        await HttpArtifactStore().manifest(url(store, "frontend:v4"))
