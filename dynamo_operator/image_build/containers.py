@@ -35,7 +35,8 @@ DOCKER_CONFIG_PATHS: Final = {
 ROOTLESS_USER_ID: Final = 1000
 
 # wget first (busybox has it), curl otherwise; either fails on an HTTP error status. The tar lands
-# outside the build context, which must hold only the artifact.
+# outside the build context, which must hold only the artifact. A gzipped tar is told apart by
+# `gzip -t`: busybox's tar does not detect compression on its own.
 DOWNLOAD_SCRIPT: Final = f"""set -eu
 archive=/tmp/dynamo-component.tar
 echo "downloading ${ARTIFACT_ENV} from ${ARTIFACT_URL_ENV}"
@@ -47,7 +48,11 @@ else
   echo "the downloader image has neither wget nor curl" >&2
   exit 1
 fi
-tar -xf "$archive" -C {WORKSPACE}
+if gzip -t "$archive" 2>/dev/null; then
+  tar -xzf "$archive" -C {WORKSPACE}
+else
+  tar -xf "$archive" -C {WORKSPACE}
+fi
 rm -f "$archive"
 if [ ! -f {DOCKERFILE_DIRECTORY}/{DOCKERFILE_NAME} ]; then
   echo "the artifact has no env/docker/{DOCKERFILE_NAME}" >&2

@@ -5,13 +5,14 @@ from the runtime's (``manager.runtime.kinds``), and here only those the operator
 from __future__ import annotations
 
 from dynamo_operator.crd import RUNTIME_RESOURCES
-from manager.app.kinds import COMPONENT, GRAPH, MODEL, OPTIONAL_KINDS
+from manager.app.kinds import COMPONENT, DYNAMO_COMPONENT, GRAPH, MODEL, OPTIONAL_KINDS
 from manager.runtime.kinds import ROLE, ROLE_BINDING, ResourceKind
 
 __all__ = [
     "CLUSTER_ROLE",
     "CLUSTER_ROLE_BINDING",
     "COMPONENT",
+    "DYNAMO_COMPONENT",
     "GRAPH",
     "LEADER_WORKER_SET",
     "MODEL",

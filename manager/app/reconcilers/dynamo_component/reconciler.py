@@ -176,8 +176,10 @@ class DynamoComponentReconciler:
             timed_out=job.timed_out,
         )
         forced = (metadata.get("annotations") or {}).get(FORCE_BUILD_ANNOTATION) == "true"
-        if current is not None or _confirmed(wire, inputs.image):
-            exists = None if current is not None else True
+        if current is not None:  # made because the image was missing (or the build forced)
+            exists = False
+        elif _confirmed(wire, inputs.image):
+            exists = True
         elif forced:
             exists = False
         else:

@@ -1,0 +1,249 @@
+"""Graphs deployed from built artifacts, end to end on the real node (seed 000's workflow): a
+graph names ``web:<version>``, the operator creates the DynamoComponent, checks the registry,
+builds the image with a builder Job (BuildKit, as a real daemon), pushes it to a real registry,
+and the graph's pods run it, pulled by the node's containerd.
+
+The artifact is a tar this test publishes on an API-store stand-in (``dynamo.yaml`` plus
+``env/docker/Dockerfile`` ``FROM`` the probe image, pushed to the registry first). The operator
+runs as a process (``dynamo-operator run``) against the real node's control plane, configured by
+the environment variables users set through the chart's ``imageBuild`` values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import yaml
+
+from e2e.localcluster import wait_for
+from e2e.localcluster.controlplane.admin_client import AdminClient, ApiError
+from e2e.support.api_store import ApiStore, running_api_store
+from e2e.support.build_service import BuildService, image_exists, push_image
+from e2e.support.crds import install_crds
+from e2e.support.graphs import component_name
+from e2e.support.kinds import COMPONENT, DYNAMO_COMPONENT, GRAPH
+from e2e.support.operator_process import OperatorProcess, running_operator
+from e2e.support.real_node import RealNodeCluster
+
+pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
+
+REPOSITORY = "dynamo-components"
+BUILD = 240.0
+"""Seconds a build and rollout may take on this shared 2-core machine (a build alone: ~6 s)."""
+
+
+def artifact(registry: str, version: str, *, dockerfile: str | None = None) -> dict[str, str]:
+    """The files of artifact ``web:<version>``: one service, ``Web``, built ``FROM`` the probe."""
+    manifest = {
+        "service": "graphs.web:Web",
+        "entry_service": "Web",
+        "services": [{"name": "Web", "config": {"workers": 1, "dynamo": {"enabled": True}}}],
+    }
+    return {
+        "dynamo.yaml": yaml.safe_dump(manifest),
+        "greeting.txt": f"hello from {version}\n",
+        "env/docker/Dockerfile": dockerfile
+        or (f"FROM {registry}/probe:1\nCOPY greeting.txt /greeting.txt\nENV GREETING={version}\n"),
+    }
+
+
+@dataclass
+class Builds:
+    node: RealNodeCluster
+    service: BuildService
+    store: ApiStore
+    operator: OperatorProcess
+    admin: AdminClient
+    namespace: str
+
+    def publish(self, version: str, **kwargs: Any) -> str:
+        return self.store.publish(
+            f"web:{version}", artifact(self.service.registry, version, **kwargs)
+        )
+
+    def get(self, path: str) -> dict[str, Any] | None:
+        try:
+            return self.admin.get(path)
+        except ApiError as error:
+            if error.status == 404:
+                return None
+            raise
+
+    def graph(self, name: str, version: str, namespace: str | None = None) -> dict[str, Any]:
+        namespace = namespace or self.namespace
+        body = {
+            "apiVersion": "nvidia.com/v1alpha1",
+            "kind": "DynamoGraphDeployment",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {
+                "dynamoComponent": f"web:{version}",
+                "services": {
+                    "Web": {
+                        "extraPodSpec": {
+                            **self.node.pod_placement(),
+                            "terminationGracePeriodSeconds": 1,
+                            "mainContainer": {"args": ["serve", "8080"]},
+                        },
+                        "pvc": {"name": f"{name}-data", "mountPath": "/data", "size": "1Gi"},
+                    }
+                },
+            },
+        }
+        self._volume_for(namespace, f"{name}-data")
+        return self.admin.create(GRAPH.collection_path(namespace), body)
+
+    def _volume_for(self, namespace: str, claim: str) -> None:
+        """The local cluster has no provisioner: a hostPath volume reserved for the claim."""
+        self.admin.create(
+            "/api/v1/persistentvolumes",
+            {
+                "metadata": {"name": f"{namespace}-{claim}"},
+                "spec": {
+                    "capacity": {"storage": "1Gi"},
+                    "accessModes": ["ReadWriteOnce"],
+                    "hostPath": {"path": f"/tmp/{namespace}-{claim}"},
+                    "claimRef": {"namespace": namespace, "name": claim},
+                },
+            },
+        )
+
+    def set_version(self, name: str, version: str) -> None:
+        path = GRAPH.object_path(self.namespace, name)
+        self.admin.patch(path, {"spec": {"dynamoComponent": f"web:{version}"}})
+
+    def successful(self, name: str, namespace: str | None = None) -> dict[str, Any]:
+        path = GRAPH.object_path(namespace or self.namespace, name)
+
+        def done() -> dict[str, Any] | None:
+            graph = self.admin.get(path)
+            status = graph.get("status") or {}
+            fresh = status.get("observedGeneration") == graph["metadata"]["generation"]
+            return graph if fresh and status.get("state") == "successful" else None
+
+        try:
+            return wait_for(f"graph {name} successful", done, timeout=BUILD, interval=1.0)
+        except TimeoutError as error:
+            raise TimeoutError(f"{error}\n{self.describe(namespace or self.namespace)}") from None
+
+    def describe(self, namespace: str) -> str:
+        """What a failing wait shows: statuses of the graphs, components and Jobs, the pods'
+        states, the operator's last log lines."""
+        lines = []
+        for kind in (GRAPH, DYNAMO_COMPONENT, COMPONENT):
+            for obj in self.admin.get(kind.collection_path(namespace))["items"]:
+                lines.append(f"{kind.kind} {obj['metadata']['name']}: {obj.get('status')}")
+        for job in self.jobs(namespace):
+            lines.append(f"Job {job['metadata']['name']}: {job.get('status')}")
+        for pod in self.admin.get(f"/api/v1/namespaces/{namespace}/pods")["items"]:
+            status = pod.get("status") or {}
+            states = [c.get("state") for c in status.get("containerStatuses") or []]
+            lines.append(f"Pod {pod['metadata']['name']}: {status.get('phase')} {states}")
+        return "\n".join([*lines, self.operator.tail(30)])
+
+    def component(self, version: str, namespace: str | None = None) -> dict[str, Any] | None:
+        return self.get(
+            DYNAMO_COMPONENT.object_path(namespace or self.namespace, f"web--{version}")
+        )
+
+    def available(self, component: dict[str, Any] | None) -> dict[str, Any]:
+        return _condition(component, "DynamoComponentAvailable")
+
+    def pods(self, graph: str, namespace: str | None = None) -> list[dict[str, Any]]:
+        selector = f"nvidia.com/selector={component_name(graph, 'Web')}"
+        path = f"/api/v1/namespaces/{namespace or self.namespace}/pods?labelSelector={selector}"
+        return [
+            p for p in self.admin.get(path)["items"] if not p["metadata"].get("deletionTimestamp")
+        ]
+
+    def jobs(self, namespace: str | None = None) -> list[dict[str, Any]]:
+        path = f"/apis/batch/v1/namespaces/{namespace or self.namespace}/jobs"
+        return list(self.admin.get(path)["items"])
+
+    def image(self, version: str) -> str:
+        return f"{self.service.registry}/{REPOSITORY}:dynamo.web.{version}"
+
+
+def _condition(obj: dict[str, Any] | None, kind: str) -> dict[str, Any]:
+    conditions = ((obj or {}).get("status") or {}).get("conditions") or []
+    return next((c for c in conditions if c["type"] == kind), {})
+
+
+def _running_image(pods: list[dict[str, Any]]) -> set[str]:
+    return {c["image"] for p in pods for c in p["status"].get("containerStatuses") or []}
+
+
+@pytest.fixture(scope="module")
+def builds(
+    real_node: RealNodeCluster,
+    build_service: BuildService,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Builds]:
+    install_crds(real_node.api)
+    push_image(build_service, real_node.node.binaries.probe_image, "probe:1")
+    namespace = real_node.create_namespace("builds")
+    admin = real_node.cluster.admin_client()
+    # Builder pods go to the real node (kwok's nodes take everything without the toleration).
+    placement = yaml.safe_dump(real_node.pod_placement())
+    admin.create(
+        f"/api/v1/namespaces/{namespace}/configmaps",
+        {
+            "metadata": {"name": "dynamo-image-builder-config"},
+            "data": {"extra_pod_spec": placement},
+        },
+    )
+    with running_api_store(real_node.node.node_ip) as store:
+        env = {
+            "API_STORE_ENDPOINT": store.endpoint,
+            "DOCKER_REGISTRY_SERVER": build_service.registry,
+            "DOCKER_REGISTRY_SECURE": "false",
+            "BUILDKIT_URL": build_service.buildkit_url,
+            "INTERNAL_IMAGES_BUILDKIT": build_service.buildkit_image,
+            "INTERNAL_IMAGES_DYNAMO_COMPONENTS_DOWNLOADER": build_service.tools_image,
+            "DYNAMO_IMAGE_BUILDER_NAMESPACE": namespace,
+            "POD_NAMESPACE": namespace,
+        }
+        logs = tmp_path_factory.mktemp("operator")
+        with running_operator(real_node.kubeconfig, logs, env=env) as operator:
+            yield Builds(real_node, build_service, store, operator, admin, namespace)
+
+
+def test_a_graph_naming_an_artifact_runs_the_image_built_from_it(builds: Builds) -> None:
+    builds.publish("v1")
+    builds.graph("shop", "v1")
+
+    graph = builds.successful("shop")
+
+    component = builds.component("v1")
+    assert builds.available(component)["status"] == "True"
+    assert (component or {})["status"]["image"] == builds.image("v1")
+    assert image_exists(builds.service, REPOSITORY, "dynamo.web.v1")
+    [job] = builds.jobs()
+    assert job["status"].get("succeeded") == 1
+    pods = builds.pods("shop")
+    assert [p["spec"]["nodeName"] for p in pods] == [builds.node.node_name]
+    assert _running_image(pods) == {builds.image("v1")}
+    # Pulled from the registry by the node: the image ID is the registry's digest.
+    [status] = pods[0]["status"]["containerStatuses"]
+    assert status["imageID"].startswith(f"{builds.service.registry}/{REPOSITORY}@sha256:")
+    dcd = builds.get(COMPONENT.object_path(builds.namespace, component_name("shop", "Web")))
+    assert (dcd or {})["spec"]["dynamoComponent"] == "web:v1"
+    claim = builds.get(f"/api/v1/namespaces/{builds.namespace}/persistentvolumeclaims/shop-data")
+    assert (claim or {})["status"]["phase"] == "Bound"
+    assert graph["status"]["state"] == "successful"
+
+
+def test_a_second_graph_naming_the_same_artifact_builds_nothing(builds: Builds) -> None:
+    other = builds.node.create_namespace("builds-other")
+    downloads = sum(builds.store.downloads.values())
+
+    builds.graph("shop", "v1", namespace=other)
+    builds.successful("shop", namespace=other)
+
+    component = builds.component("v1", namespace=other)
+    assert builds.available(component)["reason"] == "ImageFound"
+    assert builds.jobs(other) == []
+    assert sum(builds.store.downloads.values()) == downloads  # not even the artifact again
+    assert _running_image(builds.pods("shop", other)) == {builds.image("v1")}
