@@ -247,3 +247,85 @@ def test_a_second_graph_naming_the_same_artifact_builds_nothing(builds: Builds) 
     assert builds.jobs(other) == []
     assert sum(builds.store.downloads.values()) == downloads  # not even the artifact again
     assert _running_image(builds.pods("shop", other)) == {builds.image("v1")}
+
+
+def test_a_new_tag_builds_while_the_old_pods_serve_then_rolls_onto_it(builds: Builds) -> None:
+    [old_pod] = builds.pods("shop")
+    claim_path = f"/api/v1/namespaces/{builds.namespace}/persistentvolumeclaims/shop-data"
+    claim_uid = builds.admin.get(claim_path)["metadata"]["uid"]
+    builds.publish("v2", dockerfile=_slow_dockerfile(builds, "v2", seconds=8))
+
+    builds.set_version("shop", "v2")
+
+    def building() -> dict[str, Any] | None:
+        ready = _condition(builds.admin.get(GRAPH.object_path(builds.namespace, "shop")), "Ready")
+        return ready if "web--v2" in ready.get("message", "") else None
+
+    waiting = wait_for("the graph waiting for web--v2", building, timeout=BUILD)
+    assert waiting["status"] == "False"
+    # While the new image builds, the old pod keeps running the old one.
+    assert _running_image(builds.pods("shop")) == {builds.image("v1")}
+    assert builds.pods("shop")[0]["metadata"]["uid"] == old_pod["metadata"]["uid"]
+
+    builds.successful("shop")
+    assert _running_image(builds.pods("shop")) == {builds.image("v2")}
+    assert builds.admin.get(claim_path)["metadata"]["uid"] == claim_uid  # the data stays
+    # The earlier tag's component goes once no graph names it.
+    wait_for("web--v1 deleted", lambda: builds.component("v1") is None, timeout=60)
+
+
+def test_a_failing_build_says_why_and_a_fixed_tag_recovers(builds: Builds) -> None:
+    broken = "FROM scratch\nCOPY missing-file.txt /\n"
+    builds.publish("broken", dockerfile=broken)
+
+    builds.set_version("shop", "broken")
+
+    def failed() -> dict[str, Any] | None:
+        graph = builds.admin.get(GRAPH.object_path(builds.namespace, "shop"))
+        return graph if (graph.get("status") or {}).get("state") == "failed" else None
+
+    graph = wait_for("the graph failed by its component", failed, timeout=BUILD)
+    ready = _condition(graph, "Ready")
+    assert ready["reason"] == "DynamoComponentNotReady"
+    assert ready["message"].startswith("DynamoComponent web--broken: ")
+    assert "missing-file.txt" in ready["message"]  # the builder's own words
+    available = builds.available(builds.component("broken"))
+    assert (available["status"], available["reason"]) == ("False", "BuildFailed")
+    assert _running_image(builds.pods("shop")) == {builds.image("v2")}  # still serving
+
+    builds.publish("v3")
+    builds.set_version("shop", "v3")
+    builds.successful("shop")
+    assert _running_image(builds.pods("shop")) == {builds.image("v3")}
+
+
+def test_a_build_past_its_timeout_fails_as_timed_out(builds: Builds) -> None:
+    builds.publish("slow", dockerfile=_slow_dockerfile(builds, "slow", seconds=120))
+    builds.admin.create(
+        DYNAMO_COMPONENT.collection_path(builds.namespace),
+        {
+            "apiVersion": "nvidia.com/v1alpha1",
+            "kind": "DynamoComponent",
+            "metadata": {"name": "web--slow"},
+            "spec": {"dynamoComponent": "web:slow", "imageBuildTimeout": "15s"},
+        },
+    )
+
+    def timed_out() -> dict[str, Any] | None:
+        available = builds.available(builds.component("slow"))
+        return available if available.get("reason") == "BuildTimedOut" else None
+
+    available = wait_for("the build timed out", timed_out, timeout=BUILD)
+    assert available["status"] == "False"
+    assert "ran past the build timeout" in available["message"]
+    assert not image_exists(builds.service, REPOSITORY, "dynamo.web.slow")
+
+
+def _slow_dockerfile(builds: Builds, version: str, *, seconds: int) -> str:
+    """A build that takes ``seconds`` (a RUN in the busybox base), then the probe as usual."""
+    registry = builds.service.registry
+    return (
+        f"FROM {registry}/build-tools:1 AS wait\nRUN sleep {seconds} && touch /done\n"
+        f"FROM {registry}/probe:1\nCOPY --from=wait /done /done\nCOPY greeting.txt /greeting.txt\n"
+        f"ENV GREETING={version}\n"
+    )
