@@ -41,6 +41,7 @@ import yaml
 from e2e.localcluster import LocalCluster, ensure_binaries, install_crd
 from e2e.localcluster.controlplane.audit import read_audit_events, verbs_needed
 from e2e.support import chart
+from e2e.support.api_store import ApiStore, running_api_store
 from e2e.support.crds import CRD_DIR
 from e2e.support.graphs import World
 from e2e.support.kinds import LEADER_WORKER_SET, MODEL, POD_GROUP, RBAC_KINDS, VIRTUAL_SERVICE
@@ -48,7 +49,7 @@ from e2e.support.metrics_access import scrape
 from e2e.support.operator_process import OperatorProcess, start_operator
 from e2e.support.polling import eventually
 from e2e.support.ports import free_port
-from manager.app.kinds import COMPONENT, GRAPH
+from manager.app.kinds import COMPONENT, DYNAMO_COMPONENT, GRAPH
 from manager.runtime import (
     DEPLOYMENT,
     HORIZONTAL_POD_AUTOSCALER,
@@ -86,6 +87,9 @@ NOT_REQUESTED = {
     ),
     ("update", "nvidia.com", "dynamocomponentdeployments/finalizers"): (
         "the same check for a component's children"
+    ),
+    ("update", "nvidia.com", "dynamocomponents/finalizers"): (
+        "the same check for a DynamoComponent's builder Jobs"
     ),
     **{
         (verb, "nvidia.com", "dynamoworkermetadatas"): (
@@ -451,6 +455,60 @@ def every_child_graph(name: str) -> dict[str, Any]:
     }
 
 
+def image_build_values(store: ApiStore) -> dict[str, Any]:
+    """Artifacts from the stand-in; a registry nobody answers at (the check fails, a forced
+    build skips it)."""
+    return {"apiStoreEndpoint": store.endpoint, "registry": {"server": "127.0.0.1:9"}}
+
+
+@pytest.fixture
+def stack() -> Iterator[contextlib.ExitStack]:
+    with contextlib.ExitStack() as stack:
+        yield stack
+
+
+async def drive_built_artifacts(world: World, store: ApiStore) -> None:
+    """A graph naming an artifact: its DynamoComponent created, built by a Job (kwok completes a
+    Job's pods), rebuilt when its spec changes (the old Job deleted), and deleted when the graph
+    names the next tag."""
+    manifest = "services:\n- name: Web\n  config: {workers: 1}\n"
+    for version in ("v1", "v2"):
+        store.publish(f"web:{version}", {"dynamo.yaml": manifest, "env/docker/Dockerfile": "x"})
+    graph = {
+        "apiVersion": GRAPH.api_version,
+        "kind": GRAPH.kind,
+        "metadata": {"name": "built"},
+        "spec": {"dynamoComponent": "web:v1", "services": {}},
+    }
+    await world.create(GRAPH, graph)
+    forced = {"metadata": {"annotations": {"nvidia.com/force-build-image": "true"}}}
+    for count, version in enumerate(("v1", "v2"), start=1):
+        await exists(world, DYNAMO_COMPONENT, count)  # the graph made web--<version>
+        await world.patch(DYNAMO_COMPONENT, f"web--{version}", forced)
+
+        async def deployed(version: str = version) -> bool:
+            dcd = await world.get(COMPONENT, "built-web")
+            return (dcd or {}).get("spec", {}).get("dynamoComponent") == f"web:{version}"
+
+        await eventually(f"built-web on web:{version}", deployed, within=60)
+        if version == "v1":
+            await world.patch(DYNAMO_COMPONENT, "web--v1", {"spec": {"imageBuildTimeout": "30m"}})
+            await eventually("the rebuild", lambda: _observed_after(world, "web--v1", 1), within=60)
+            await world.patch(GRAPH, "built", {"spec": {"dynamoComponent": "web:v2"}})
+
+    async def first_gone() -> bool:
+        return await world.get(DYNAMO_COMPONENT, "web--v1") is None
+
+    await eventually("web--v1 let go of", first_gone, within=60)
+
+
+async def _observed_after(world: World, name: str, generation: int) -> bool:
+    """The DynamoComponent's status is for a spec newer than ``generation`` (its Job too)."""
+    component = await world.get(DYNAMO_COMPONENT, name)
+    status = (component or {}).get("status") or {}
+    return (status.get("observedGeneration") or 0) > generation
+
+
 async def exists(world: World, kind: ResourceKind, count: int = 1) -> None:
     async def probe() -> bool:
         return len(await world.names(kind)) >= count
@@ -465,7 +523,7 @@ async def gone(world: World, kind: ResourceKind, count: int) -> None:
     await eventually(f"at most {count} {kind.kind} in {world.namespace}", probe, within=60)
 
 
-async def drive(world: World, *, cluster_wide: bool) -> None:
+async def drive(world: World, store: ApiStore, *, cluster_wide: bool) -> None:
     """Every path the roles cover, in `world`'s namespace."""
     await world.create(SECRET, pull_secret("registry-credentials"))
     graph = every_child_graph("every-child")
@@ -570,6 +628,7 @@ async def drive(world: World, *, cluster_wide: bool) -> None:
     await eventually("the solo Deployment", lambda: deployment_of_solo(True), within=60)
     await world.patch(COMPONENT, "solo", {"spec": {"multinode": {"nodeCount": 2}}})
     await eventually("the solo Deployment deleted", lambda: deployment_of_solo(False), within=60)
+    await drive_built_artifacts(world, store)
 
 
 async def scraped(
@@ -616,10 +675,11 @@ async def scraped(
 
 
 async def test_cluster_wide_rbac_is_exactly_what_the_operator_uses(
-    audited: LocalCluster, admin: RestClient, tmp_path: Path
+    audited: LocalCluster, admin: RestClient, tmp_path: Path, stack: contextlib.ExitStack
 ) -> None:
     release_namespace = await new_namespace(admin, "dynamo-system")
-    values = {"webhook": {"failurePolicy": "Ignore"}}
+    store = stack.enter_context(running_api_store("127.0.0.1"))
+    values = {"webhook": {"failurePolicy": "Ignore"}, "imageBuild": image_build_values(store)}
     objects = chart.render(release=RELEASE, namespace=release_namespace, values=values)
     await install_rbac(admin, objects)
     config = kubeconfig_for(audited, await token(admin, release_namespace, ACCOUNT), tmp_path)
@@ -633,17 +693,22 @@ async def test_cluster_wide_rbac_is_exactly_what_the_operator_uses(
     ) as operator:
         await _until_leader(admin, release_namespace)
         await _until_ca_injected(admin, objects)
-        await driven(audited, release_namespace, drive(world, cluster_wide=True))
+        await driven(audited, release_namespace, drive(world, store, cluster_wide=True))
         await scraped(admin, release_namespace, objects, operator.metrics_port)
         assert operator.stop() == 0
     check(objects, requests_of(read_audit_events(audited.audit_log), release_namespace))
 
 
 async def test_restricted_rbac_is_exactly_what_the_operator_uses(
-    audited: LocalCluster, admin: RestClient, tmp_path: Path
+    audited: LocalCluster, admin: RestClient, tmp_path: Path, stack: contextlib.ExitStack
 ) -> None:
     namespace = await new_namespace(admin, "team")
-    values = {"namespaceRestriction": {"enabled": True}, "webhook": {"failurePolicy": "Ignore"}}
+    store = stack.enter_context(running_api_store("127.0.0.1"))
+    values = {
+        "namespaceRestriction": {"enabled": True},
+        "webhook": {"failurePolicy": "Ignore"},
+        "imageBuild": image_build_values(store),
+    }
     objects = chart.render(release=RELEASE, namespace=namespace, values=values)
     await install_rbac(admin, objects)
     config = kubeconfig_for(audited, await token(admin, namespace, ACCOUNT), tmp_path)
@@ -651,7 +716,7 @@ async def test_restricted_rbac_is_exactly_what_the_operator_uses(
     world = World(admin, namespace)
     with operator_as_the_chart_runs_it(audited, objects, config, tmp_path, namespace) as operator:
         await _until_ca_injected(admin, objects)
-        await driven(audited, namespace, drive(world, cluster_wide=False))
+        await driven(audited, namespace, drive(world, store, cluster_wide=False))
         await scraped(admin, namespace, objects, operator.metrics_port)
         assert operator.stop() == 0
     requests = requests_of(read_audit_events(audited.audit_log), namespace)
