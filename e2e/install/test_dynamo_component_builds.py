@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -175,6 +176,29 @@ def _running_image(pods: list[dict[str, Any]]) -> set[str]:
     return {c["image"] for p in pods for c in p["status"].get("containerStatuses") or []}
 
 
+def _image_build_env(service: BuildService, store: ApiStore) -> dict[str, str]:
+    """The operator's image-build settings, as the chart's imageBuild values set them."""
+    return {
+        "API_STORE_ENDPOINT": store.endpoint,
+        "DOCKER_REGISTRY_SERVER": service.registry,
+        "DOCKER_REGISTRY_SECURE": "false",
+        "BUILDKIT_URL": service.buildkit_url,
+        "INTERNAL_IMAGES_BUILDKIT": service.buildkit_image,
+        "INTERNAL_IMAGES_DYNAMO_COMPONENTS_DOWNLOADER": service.tools_image,
+    }
+
+
+def _builder_config(admin: AdminClient, namespace: str, real_node: RealNodeCluster) -> None:
+    """Builder pods go to the real node (kwok's nodes take everything without the toleration)."""
+    admin.create(
+        f"/api/v1/namespaces/{namespace}/configmaps",
+        {
+            "metadata": {"name": "dynamo-image-builder-config"},
+            "data": {"extra_pod_spec": yaml.safe_dump(real_node.pod_placement())},
+        },
+    )
+
+
 @pytest.fixture(scope="module")
 def builds(
     real_node: RealNodeCluster,
@@ -185,23 +209,10 @@ def builds(
     push_image(build_service, real_node.node.binaries.probe_image, "probe:1")
     namespace = real_node.create_namespace("builds")
     admin = real_node.cluster.admin_client()
-    # Builder pods go to the real node (kwok's nodes take everything without the toleration).
-    placement = yaml.safe_dump(real_node.pod_placement())
-    admin.create(
-        f"/api/v1/namespaces/{namespace}/configmaps",
-        {
-            "metadata": {"name": "dynamo-image-builder-config"},
-            "data": {"extra_pod_spec": placement},
-        },
-    )
+    _builder_config(admin, namespace, real_node)
     with running_api_store(real_node.node.node_ip) as store:
         env = {
-            "API_STORE_ENDPOINT": store.endpoint,
-            "DOCKER_REGISTRY_SERVER": build_service.registry,
-            "DOCKER_REGISTRY_SECURE": "false",
-            "BUILDKIT_URL": build_service.buildkit_url,
-            "INTERNAL_IMAGES_BUILDKIT": build_service.buildkit_image,
-            "INTERNAL_IMAGES_DYNAMO_COMPONENTS_DOWNLOADER": build_service.tools_image,
+            **_image_build_env(build_service, store),
             "DYNAMO_IMAGE_BUILDER_NAMESPACE": namespace,
             "POD_NAMESPACE": namespace,
         }
@@ -329,3 +340,31 @@ def _slow_dockerfile(builds: Builds, version: str, *, seconds: int) -> str:
         f"FROM {registry}/probe:1\nCOPY --from=wait /done /done\nCOPY greeting.txt /greeting.txt\n"
         f"ENV GREETING={version}\n"
     )
+
+
+@pytest.mark.parametrize("engine", ["buildkit", "kaniko"])
+def test_a_namespace_restricted_operator_builds_in_its_namespace_only(
+    builds: Builds, tmp_path: Path, engine: str
+) -> None:
+    team = builds.node.create_namespace("team")
+    _builder_config(builds.admin, team, builds.node)
+    version = f"team-{engine}"
+    builds.publish(version)
+    env = {
+        **_image_build_env(builds.service, builds.store),
+        "POD_NAMESPACE": team,
+        "DYNAMO_IMAGE_BUILD_ENGINE": engine,
+        "INTERNAL_IMAGES_KANIKO": str(builds.service.kaniko_image),
+    }
+    jobs_elsewhere = len(builds.jobs())
+    with running_operator(
+        builds.node.kubeconfig, tmp_path, f"--restrictedNamespace={team}", env=env, name="team"
+    ) as restricted:
+        builds.graph("shop", version, namespace=team)
+        builds.successful("shop", namespace=team)
+
+        [job] = builds.jobs(team)
+        assert job["status"].get("succeeded") == 1
+        assert len(builds.jobs()) == jobs_elsewhere
+        assert _running_image(builds.pods("shop", team)) == {builds.image(version)}
+        assert restricted.reconciles("dynamocomponent") > 0
