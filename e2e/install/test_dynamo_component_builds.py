@@ -11,6 +11,8 @@ the environment variables users set through the chart's ``imageBuild`` values.
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +24,12 @@ import yaml
 from e2e.localcluster import wait_for
 from e2e.localcluster.controlplane.admin_client import AdminClient, ApiError
 from e2e.support.api_store import ApiStore, running_api_store
-from e2e.support.build_service import BuildService, image_exists, push_image
+from e2e.support.build_service import (
+    BuildService,
+    deploy_build_service,
+    image_exists,
+    push_image,
+)
 from e2e.support.crds import install_crds
 from e2e.support.graphs import component_name
 from e2e.support.kinds import COMPONENT, DYNAMO_COMPONENT, GRAPH
@@ -32,6 +39,7 @@ from e2e.support.real_node import RealNodeCluster
 pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
 
 REPOSITORY = "dynamo-components"
+CLAIMED = "namespace claimed by a namespace-restricted operator"
 BUILD = 240.0
 """Seconds a build and rollout may take on this shared 2-core machine (a build alone: ~6 s)."""
 
@@ -162,6 +170,18 @@ class Builds:
     def jobs(self, namespace: str | None = None) -> list[dict[str, Any]]:
         path = f"/apis/batch/v1/namespaces/{namespace or self.namespace}/jobs"
         return list(self.admin.get(path)["items"])
+
+    def wait_claimed(self, namespace: str) -> None:
+        """Until the cluster-wide operator has seen a namespace-restricted operator claim
+        ``namespace`` (before that, both would build there)."""
+
+        def claimed() -> bool:
+            return any(
+                r.get("msg") == CLAIMED and r.get("namespace") == namespace
+                for r in self.operator.logs()
+            )
+
+        wait_for(f"{namespace} claimed", claimed, timeout=60)
 
     def image(self, version: str) -> str:
         return f"{self.service.registry}/{REPOSITORY}:dynamo.web.{version}"
@@ -360,6 +380,7 @@ def test_a_namespace_restricted_operator_builds_in_its_namespace_only(
     with running_operator(
         builds.node.kubeconfig, tmp_path, f"--restrictedNamespace={team}", env=env, name="team"
     ) as restricted:
+        builds.wait_claimed(team)
         builds.graph("shop", version, namespace=team)
         builds.successful("shop", namespace=team)
 
@@ -368,3 +389,60 @@ def test_a_namespace_restricted_operator_builds_in_its_namespace_only(
         assert len(builds.jobs()) == jobs_elsewhere
         assert _running_image(builds.pods("shop", team)) == {builds.image(version)}
         assert restricted.reconciles("dynamocomponent") > 0
+
+
+def test_a_registry_behind_credentials_is_checked_pushed_to_and_pulled_from_with_them(
+    builds: Builds, tmp_path: Path
+) -> None:
+    team = builds.node.create_namespace("secure")
+    secure = deploy_build_service(builds.node, team, credentials=("robot", "s3cret"))
+    push_image(secure, builds.node.node.binaries.probe_image, "probe:1")
+    # An image already there: found by a check that must authenticate (anonymous gets 401).
+    push_image(secure, builds.node.node.binaries.probe_image, f"{REPOSITORY}:dynamo.web.there")
+    _builder_config(builds.admin, team, builds.node)
+    auth = base64.b64encode(b"robot:s3cret").decode()
+    config = json.dumps({"auths": {secure.registry: {"auth": auth}}})
+    builds.admin.create(
+        f"/api/v1/namespaces/{team}/secrets",
+        {
+            "metadata": {"name": "push"},
+            "type": "kubernetes.io/dockerconfigjson",
+            "data": {".dockerconfigjson": base64.b64encode(config.encode()).decode()},
+        },
+    )
+    builds.store.publish("web:secure1", artifact(secure.registry, "secure1"))
+    env = {
+        **_image_build_env(secure, builds.store),
+        "POD_NAMESPACE": team,
+        "DOCKER_REGISTRY_SECRET_NAME": "push",
+    }
+    with running_operator(
+        builds.node.kubeconfig, tmp_path, f"--restrictedNamespace={team}", env=env, name="secure"
+    ):
+        builds.wait_claimed(team)
+        builds.admin.create(
+            DYNAMO_COMPONENT.collection_path(team),
+            {
+                "apiVersion": "nvidia.com/v1alpha1",
+                "kind": "DynamoComponent",
+                "metadata": {"name": "web--there"},
+                "spec": {"dynamoComponent": "web:there"},
+            },
+        )
+
+        def found() -> dict[str, Any] | None:
+            available = builds.available(builds.component("there", team))
+            return available if available.get("status") == "True" else None
+
+        assert wait_for("web--there found", found, timeout=BUILD)["reason"] == "ImageFound"
+
+        builds.graph("shop", "secure1", namespace=team)
+        builds.successful("shop", namespace=team)
+        image = f"{secure.registry}/{REPOSITORY}:dynamo.web.secure1"
+        [pod] = builds.pods("shop", team)
+        assert _running_image([pod]) == {image}
+        # Pulled with the Secret the operator found for the registry's host.
+        assert {"name": "push"} in pod["spec"]["imagePullSecrets"]
+        # Found: nothing was built for it. (Once this operator stops, the cluster-wide one takes
+        # the namespace over with its own registry: checked before.)
+        assert [j for j in builds.jobs(team) if "there" in j["metadata"]["name"]] == []
