@@ -10,6 +10,7 @@ from dynamo_operator.image_build.builder_config import (
     BuilderConfig,
     parse_builder_config,
 )
+from dynamo_operator.image_build.component_image import awaited_dynamo_component, on_built_image
 from dynamo_operator.image_build.errors import (
     ArtifactExpansionError,
     ArtifactManifestError,
@@ -83,6 +84,7 @@ __all__ = [
     "ImageName",
     "RegistryConfigError",
     "artifact_download_url",
+    "awaited_dynamo_component",
     "build_graph_dynamo_component",
     "build_image_builder_job",
     "component_deployments_from_artifact",
@@ -94,6 +96,7 @@ __all__ = [
     "image_builder_labels",
     "image_reference",
     "manifest_url",
+    "on_built_image",
     "parse_artifact_manifest",
     "parse_builder_config",
     "parse_challenge",

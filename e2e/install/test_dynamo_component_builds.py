@@ -446,3 +446,83 @@ def test_a_registry_behind_credentials_is_checked_pushed_to_and_pulled_from_with
         # Found: nothing was built for it. (Once this operator stops, the cluster-wide one takes
         # the namespace over with its own registry: checked before.)
         assert [j for j in builds.jobs(team) if "there" in j["metadata"]["name"]] == []
+
+
+def test_a_component_naming_an_artifact_waits_for_and_runs_its_dynamo_components_image(
+    builds: Builds,
+) -> None:
+    builds.publish("solo")
+    path = COMPONENT.object_path(builds.namespace, "solo")
+    builds.admin.create(
+        COMPONENT.collection_path(builds.namespace),
+        {
+            "apiVersion": "nvidia.com/v1alpha1",
+            "kind": "DynamoComponentDeployment",
+            "metadata": {"name": "solo"},
+            "spec": {
+                "dynamoComponent": "web:solo",
+                "replicas": 1,
+                "extraPodSpec": {
+                    **builds.node.pod_placement(),
+                    "mainContainer": {"args": ["serve", "8080"]},
+                },
+            },
+        },
+    )
+
+    def waiting() -> dict[str, Any] | None:
+        available = _condition(builds.get(path), "Available")
+        return available if available.get("reason") == "DynamoComponentNotReady" else None
+
+    message = wait_for("solo waiting", waiting, timeout=60)["message"]
+    assert message == "DynamoComponent web--solo: not created yet"
+
+    builds.admin.create(
+        DYNAMO_COMPONENT.collection_path(builds.namespace),
+        {
+            "apiVersion": "nvidia.com/v1alpha1",
+            "kind": "DynamoComponent",
+            "metadata": {"name": "web--solo"},
+            "spec": {"dynamoComponent": "web:solo"},
+        },
+    )
+
+    def available() -> bool:
+        return _condition(builds.get(path), "Available").get("status") == "True"
+
+    wait_for("solo available", available, timeout=BUILD)
+    selector = "nvidia.com/selector=solo"
+    pods = builds.admin.get(f"/api/v1/namespaces/{builds.namespace}/pods?labelSelector={selector}")
+    assert _running_image(pods["items"]) == {builds.image("solo")}
+
+
+def test_deleting_a_dynamo_component_stops_its_build(builds: Builds) -> None:
+    builds.publish("gone", dockerfile=_slow_dockerfile(builds, "gone", seconds=300))
+    path = DYNAMO_COMPONENT.object_path(builds.namespace, "web--gone")
+    builds.admin.create(
+        DYNAMO_COMPONENT.collection_path(builds.namespace),
+        {
+            "apiVersion": "nvidia.com/v1alpha1",
+            "kind": "DynamoComponent",
+            "metadata": {"name": "web--gone"},
+            "spec": {"dynamoComponent": "web:gone"},
+        },
+    )
+
+    def building() -> bool:
+        return builds.available(builds.get(path)).get("reason") == "Building"
+
+    wait_for("web--gone building", building, timeout=BUILD)
+    builds.admin.delete(path)
+
+    def stopped() -> bool:
+        selector = "nvidia.com/dynamo-component=web--gone"
+        jobs = builds.admin.get(
+            f"/apis/batch/v1/namespaces/{builds.namespace}/jobs?labelSelector={selector}"
+        )
+        pods = builds.admin.get(
+            f"/api/v1/namespaces/{builds.namespace}/pods?labelSelector={selector}"
+        )
+        return not jobs["items"] and not pods["items"]
+
+    wait_for("the build's Job and pod gone", stopped, timeout=120)

@@ -8,11 +8,16 @@ from manager.app.reconcilers.component_deployment.reconciler import (
     pod_requests,
     secret_requests,
 )
-from manager.app.reconcilers.component_deployment.setup import setup, without_spec
+from manager.app.reconcilers.component_deployment.setup import (
+    components_awaiting,
+    setup,
+    without_spec,
+)
 
 __all__ = [
     "ComponentDeploymentReconciler",
     "ComponentKinds",
+    "components_awaiting",
     "discovery_access_requests",
     "pod_requests",
     "secret_requests",

@@ -32,14 +32,17 @@ from dynamo_operator.builders import (
     discovery_owner,
 )
 from dynamo_operator.constants import DISCOVERY_ACCESS_NAME, Annotations, Labels
+from dynamo_operator.image_build import awaited_dynamo_component, on_built_image
 from dynamo_operator.pull_secrets import build_pull_secret_index
 from dynamo_operator.settings import OperatorSettings
 from dynamo_operator.status import (
     ConditionTypes,
+    Reasons,
     StatusFailure,
     TransitionEvents,
     derive_component_status,
     derive_transition_event,
+    dynamo_component_gate,
 )
 from dynamo_operator.validation import validate_create
 from manager.runtime.cache import CacheReader
@@ -72,6 +75,8 @@ class ComponentKinds:
     component: ResourceKind
     children: tuple[ResourceKind, ...]
     """Every kind a DCD may own (workloads, Service, Ingress, VirtualService, HPA)."""
+    dynamo_component: ResourceKind
+    """Where a DCD naming a built artifact without an image of its own finds that image."""
 
 
 EVENTS = TransitionEvents(
@@ -108,6 +113,16 @@ class ComponentDeploymentReconciler:
         if not validation.allowed:
             await self._report(dcd, failure=StatusFailure.invalid(validation))
             return None
+        model = validation.model(DynamoComponentDeployment)
+        if awaited := awaited_dynamo_component(model):
+            built = self._reader.get(self._kinds.dynamo_component, request.namespace, awaited)
+            gate = dynamo_component_gate(awaited, built)
+            if gate.image is None:
+                waiting = StatusFailure(Reasons.DYNAMO_COMPONENT_NOT_READY, str(gate.waiting))
+                failure, failed = gate.failure or waiting, gate.failure is not None
+                await self._report(dcd, failure=failure, failed=failed)
+                return None
+            model = on_built_image(model, gate.image)
         context = BuildContext(
             settings=self._settings(),
             pull_secrets=self._pull_secrets(request.namespace),
@@ -116,9 +131,7 @@ class ComponentDeploymentReconciler:
             ),
         )
         try:
-            children = build_component_children(
-                validation.model(DynamoComponentDeployment), context
-            )
+            children = build_component_children(model, context)
             try:
                 created_access = await self._ensure_discovery_access(dcd, context.settings)
             except ApiError as error:
@@ -213,13 +226,18 @@ class ComponentDeploymentReconciler:
         cached = self._reader.get(kind, namespace, name) if self._reader.has_synced(kind) else None
         return changes.freshest(kind.kind, name, cached)
 
-    async def _report(self, dcd: Mapping[str, Any], **derive: Any) -> None:
+    async def _report(
+        self, dcd: Mapping[str, Any], *, failed: bool | None = None, **derive: Any
+    ) -> None:
+        """Write the derived status; ``failed`` (default: a failure was given) makes the
+        transition's Event a Warning."""
         status = derive_component_status(dcd, derive.pop("workloads", ()), self._now(), **derive)
         try:
             await self._client.apply_status_if_changed(status, dcd)
         except NotFound:
             return  # deleted since the cache read it (its namespace too, maybe): nothing to report
-        failed = derive.get("failure") is not None
+        if failed is None:
+            failed = derive.get("failure") is not None
         if event := derive_transition_event(dcd.get("status"), status, EVENTS, failed=failed):
             self._recorder.event(dcd, event.type, event.reason, event.message)
 

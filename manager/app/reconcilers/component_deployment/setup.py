@@ -4,11 +4,12 @@ serving while the operator runs."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from dynamo_operator.constants import MANAGED_BY_OPERATOR, Labels
 from manager.app.deps import Deps
-from manager.app.kinds import COMPONENT, OPTIONAL_KINDS, served_optional_apis
+from manager.app.kinds import COMPONENT, DYNAMO_COMPONENT, OPTIONAL_KINDS, served_optional_apis
 from manager.app.predicates import spec_or_metadata_changed
 from manager.app.reconcilers.component_deployment.reconciler import (
     ComponentDeploymentReconciler,
@@ -18,6 +19,7 @@ from manager.app.reconcilers.component_deployment.reconciler import (
     secret_requests,
 )
 from manager.runtime.builder import ControllerBuilder
+from manager.runtime.cache import CacheReader
 from manager.runtime.controller import Controller, Request
 from manager.runtime.handler import EnqueueHandler, enqueue_for_owner
 from manager.runtime.kinds import (
@@ -33,7 +35,7 @@ from manager.runtime.kinds import (
 )
 from manager.runtime.manager import Manager
 
-__all__ = ["setup", "without_spec"]
+__all__ = ["components_awaiting", "setup", "without_spec"]
 
 CHILDREN = (DEPLOYMENT, SERVICE, INGRESS, HORIZONTAL_POD_AUTOSCALER)
 # Children and pods carry the component's selector label; caching only those keeps the operator
@@ -50,7 +52,11 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         client=deps.client,
         reader=deps.cache.reader,
         recorder=deps.recorder,
-        kinds=ComponentKinds(component=COMPONENT, children=(*CHILDREN, *OPTIONAL_KINDS.values())),
+        kinds=ComponentKinds(
+            component=COMPONENT,
+            children=(*CHILDREN, *OPTIONAL_KINDS.values()),
+            dynamo_component=DYNAMO_COMPONENT,
+        ),
         settings=deps.settings,
         now=deps.now,
     )
@@ -69,11 +75,25 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         .watches(SERVICE_ACCOUNT, discovery_access_requests(COMPONENT))
         .watches(ROLE, discovery_access_requests(COMPONENT))
         .watches(ROLE_BINDING, discovery_access_requests(COMPONENT))
+        .watches(DYNAMO_COMPONENT, components_awaiting)
         .with_options(max_concurrent_reconciles=deps.max_concurrent_reconciles)
         .complete(deps.reconciler_for(COMPONENT, reconciler))
     )
     deps.served_apis.add_listener(lambda present: _take_up(controller, deps, present))
     return controller
+
+
+def components_awaiting(built: dict[str, Any], reader: CacheReader) -> Iterable[Request]:
+    """The DCDs of the DynamoComponent's namespace that name its artifact: its image becoming
+    available (or its build failing) changes them."""
+    metadata = built.get("metadata") or {}
+    namespace = metadata.get("namespace") or ""
+    tag = (built.get("spec") or {}).get("dynamoComponent")
+    return [
+        Request(namespace, dcd["metadata"]["name"])
+        for dcd in reader.list(COMPONENT, namespace)
+        if tag and (dcd.get("spec") or {}).get("dynamoComponent") == tag
+    ]
 
 
 def without_spec(pod: dict[str, Any]) -> dict[str, Any]:
