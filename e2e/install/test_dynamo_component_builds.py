@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from e2e.localcluster import wait_for
-from e2e.localcluster.controlplane.admin_client import AdminClient, ApiError
+from e2e.localcluster.controlplane.admin_client import AdminClient
 from e2e.support.api_store import ApiStore, running_api_store
 from e2e.support.build_service import (
     BuildService,
@@ -74,12 +74,7 @@ class Builds:
         )
 
     def get(self, path: str) -> dict[str, Any] | None:
-        try:
-            return self.admin.get(path)
-        except ApiError as error:
-            if error.status == 404:
-                return None
-            raise
+        return self.admin.find(path)
 
     def graph(self, name: str, version: str, namespace: str | None = None) -> dict[str, Any]:
         namespace = namespace or self.namespace

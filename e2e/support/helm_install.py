@@ -58,12 +58,7 @@ class Installed:
         return wait_for(f"one Ready operator Pod in {namespace}", ready, timeout=CONVERGE)
 
     def get(self, path: str) -> dict[str, Any] | None:
-        try:
-            return self.admin.get(path)
-        except ApiError as error:
-            if error.status == 404:
-                return None
-            raise
+        return self.admin.find(path)
 
     def graph(self, namespace: str, name: str) -> dict[str, Any] | None:
         return self.get(GRAPH.object_path(namespace, name))

@@ -31,6 +31,7 @@ if _TYPE_CHECKING:
         enqueue_mapped,
     )
     from manager.runtime.health import Check, HealthProbes
+    from manager.runtime.http_client import ClientSessionRunnable
     from manager.runtime.http_server import AppServer, ConnectionLimits
     from manager.runtime.identity import Identity
     from manager.runtime.kinds import (
@@ -113,6 +114,7 @@ __all__ = [
     "Check",
     "ChildChanges",
     "ClaimAware",
+    "ClientSessionRunnable",
     "Clock",
     "ConnectionLimits",
     "ControllerBuilder",

@@ -37,6 +37,15 @@ class AdminClient:
     def get(self, path: str) -> dict[str, Any]:
         return self._json("GET", path)
 
+    def find(self, path: str) -> dict[str, Any] | None:
+        """GET, or None when the object is not there (404)."""
+        try:
+            return self.get(path)
+        except ApiError as error:
+            if error.status == 404:
+                return None
+            raise
+
     def get_text(self, path: str) -> str:
         """GET a non-JSON answer (a Pod's log)."""
         return self._request("GET", path).decode(errors="replace")

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import aiohttp
-import anyio
-from anyio.abc import TaskStatus
 
 from dynamo_operator.image_build import (
     MANIFEST_MEDIA_TYPES,
@@ -26,6 +24,7 @@ from dynamo_operator.image_build import (
     parse_challenge,
     token_request,
 )
+from manager.runtime import ClientSessionRunnable
 
 __all__ = ["HttpImageRegistry", "ImageCheck", "ImageRegistry"]
 
@@ -45,36 +44,20 @@ class ImageRegistry(Protocol):
     ) -> ImageCheck: ...
 
 
-class HttpImageRegistry:
+class HttpImageRegistry(ClientSessionRunnable):
     """``ImageRegistry`` over HTTP(S); see the module doc."""
 
-    needs_leader_election = False
-
     def __init__(self, *, request_timeout: float = 15.0, user_agent: str = "dynamo-operator"):
+        super().__init__(
+            connector=lambda: aiohttp.TCPConnector(limit=16, force_close=True),
+            user_agent=user_agent,
+        )
         self._timeout = aiohttp.ClientTimeout(total=request_timeout, connect=5.0)
         self._request_timeout = request_timeout
-        self._user_agent = user_agent
-        self._session: aiohttp.ClientSession | None = None
-
-    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        connector = aiohttp.TCPConnector(limit=16, force_close=True)
-        session = aiohttp.ClientSession(
-            connector=connector, headers={"User-Agent": self._user_agent}
-        )
-        self._session = session
-        try:
-            task_status.started()
-            await anyio.sleep_forever()
-        finally:
-            self._session = None
-            with anyio.CancelScope(shield=True):
-                await session.close()
 
     async def check(
         self, name: ImageName, *, secure: bool, credentials: BasicCredentials | None
     ) -> ImageCheck:
-        if self._session is None:
-            raise RuntimeError("HttpImageRegistry is not running (add it to the manager)")
         url = manifest_url(name, secure=secure)
         try:
             status, challenge = await self._head(url, None)
@@ -102,11 +85,10 @@ class HttpImageRegistry:
         return ImageCheck(None, f"{name.api_host} answered HTTP {status} for {url}")
 
     async def _head(self, url: str, authorization: str | None) -> tuple[int, str]:
-        assert self._session is not None
         headers = {"Accept": ", ".join(MANIFEST_MEDIA_TYPES)}
         if authorization:
             headers["Authorization"] = authorization
-        async with self._session.head(
+        async with self.session.head(
             url, headers=headers, allow_redirects=False, timeout=self._timeout
         ) as response:
             return response.status, response.headers.get("WWW-Authenticate", "")
@@ -120,10 +102,9 @@ class HttpImageRegistry:
             return credentials.header() if credentials else None
         if challenge.scheme != "bearer":
             raise RegistryConfigError(f"unsupported authentication scheme '{challenge.scheme}'")
-        assert self._session is not None
         headers = {"Authorization": credentials.header()} if credentials else {}
         realm, query = token_request(challenge, name)
-        async with self._session.get(
+        async with self.session.get(
             realm, params=query, headers=headers, timeout=self._timeout
         ) as response:
             if response.status != 200:

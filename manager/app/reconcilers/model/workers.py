@@ -22,11 +22,10 @@ from typing import Any, Literal, Protocol
 from urllib.parse import quote
 
 import aiohttp
-import anyio
-from anyio.abc import TaskStatus
 from prometheus_client import Counter
 
 from dynamo_operator.model_endpoints import WorkerEndpoint
+from manager.runtime import ClientSessionRunnable
 
 __all__ = ["LORA_REQUESTS", "CallOutcome", "HttpLoraWorkers", "LoraWorkers"]
 
@@ -65,10 +64,8 @@ class LoraWorkers(Protocol):
     async def unload(self, endpoint: WorkerEndpoint, lora_name: str) -> CallOutcome: ...
 
 
-class HttpLoraWorkers:
+class HttpLoraWorkers(ClientSessionRunnable):
     """``LoraWorkers`` over one aiohttp session; see the module doc."""
-
-    needs_leader_election = False
 
     def __init__(
         self,
@@ -79,32 +76,16 @@ class HttpLoraWorkers:
         max_connections_per_worker: int = 4,
         user_agent: str = "dynamo-operator",
     ) -> None:
+        super().__init__(
+            connector=lambda: aiohttp.TCPConnector(
+                limit=max_connections, limit_per_host=max_connections_per_worker, force_close=True
+            ),
+            user_agent=user_agent,
+        )
         self.request_timeout = request_timeout
         self._timeout = aiohttp.ClientTimeout(
             total=request_timeout, connect=min(connect_timeout, request_timeout)
         )
-        self._max_connections = max_connections
-        self._max_connections_per_worker = max_connections_per_worker
-        self._user_agent = user_agent
-        self._session: aiohttp.ClientSession | None = None
-
-    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        connector = aiohttp.TCPConnector(
-            limit=self._max_connections,
-            limit_per_host=self._max_connections_per_worker,
-            force_close=True,
-        )
-        session = aiohttp.ClientSession(
-            connector=connector, headers={"User-Agent": self._user_agent}
-        )
-        self._session = session
-        try:
-            task_status.started()
-            await anyio.sleep_forever()
-        finally:
-            self._session = None
-            with anyio.CancelScope(shield=True):
-                await session.close()
 
     async def load(self, endpoint: WorkerEndpoint, lora_name: str, uri: str) -> CallOutcome:
         body = {"lora_name": lora_name, "source": {"uri": uri}}
@@ -122,10 +103,8 @@ class HttpLoraWorkers:
         return outcome
 
     async def _request(self, method: str, url: str, body: dict[str, Any] | None) -> CallOutcome:
-        if self._session is None:
-            raise RuntimeError("HttpLoraWorkers is not running (add it to the manager)")
         try:
-            async with self._session.request(
+            async with self.session.request(
                 method, url, json=body, allow_redirects=False, timeout=self._timeout
             ) as response:
                 if 200 <= response.status < 300:
