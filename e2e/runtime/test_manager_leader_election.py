@@ -20,9 +20,11 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 LEASE_NAME = "sample-manager"
 LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD = 4.0, 3.0, 1.0
-# The longest a candidate can need once the lease is up for grabs: the lease runs out on its own
-# clock, then its next jittered retry (up to 2.2 retry periods), plus a second for the round trip.
-TAKEOVER_BOUND = LEASE_DURATION + 2.2 * RETRY_PERIOD + 1.0
+# How long to wait for a takeover before failing: on an idle machine the lease runs out on its own
+# clock, then comes the next jittered retry (up to 2.2 retry periods); the suite's other control
+# planes share these 2 cores, so an API round trip can take seconds. A bound to stop waiting, not
+# a timing the test asserts (CI once needed more than 7.2 s here).
+TAKEOVER_BOUND = 60.0
 
 
 class LeaderWork:

@@ -55,7 +55,7 @@ from dynamo_operator.status import (
 from dynamo_operator.validation import validate_create
 from manager.app.reconcilers.dynamo_component.registry import ImageRegistry
 from manager.runtime.cache import CacheReader
-from manager.runtime.client import AlreadyExists, Client, Invalid, NotFound
+from manager.runtime.client import AlreadyExists, BadRequest, Client, Invalid, NotFound
 from manager.runtime.controller import Request, Result
 from manager.runtime.events import EventRecorder
 from manager.runtime.kinds import CONFIG_MAP, JOB, POD, SECRET, ResourceKind
@@ -119,9 +119,12 @@ class DynamoComponentReconciler:
             return await self._report(wire, None, StatusFailure.reconcile_error(str(error)))
         jobs = self._reader.list(JOB, request.namespace, labels=image_builder_labels(request.name))
         current = next((j for j in jobs if _hash(j) == _hash(inputs.job)), None)
-        for stale in (j for j in jobs if j is not current):
-            await self._client.delete(JOB, request.namespace, stale["metadata"]["name"])
-        observation = await self._observe(wire, inputs, current)
+        try:
+            for stale in (j for j in jobs if j is not current):
+                await self._client.delete(JOB, request.namespace, stale["metadata"]["name"])
+            observation = await self._observe(wire, inputs, current)
+        except (Invalid, BadRequest) as error:  # the API server refuses the Job: say why, wait
+            return await self._report(wire, None, StatusFailure.reconcile_error(str(error)))
         return await self._report(wire, observation)
 
     async def _inputs(self, component: DynamoComponent, image: str) -> _Inputs:
