@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
+from dynamo_operator.status import Reasons
 from e2e.localcluster import wait_for
 from e2e.localcluster.controlplane.admin_client import AdminClient
 from e2e.support.api_store import ApiStore, running_api_store
@@ -521,3 +522,40 @@ def test_deleting_a_dynamo_component_stops_its_build(builds: Builds) -> None:
         return not jobs["items"] and not pods["items"]
 
     wait_for("the build's Job and pod gone", stopped, timeout=120)
+
+
+def test_a_builder_job_the_api_server_refuses_is_reported_not_retried(
+    builds: Builds, tmp_path: Path
+) -> None:
+    team = builds.node.create_namespace("badcfg")
+    builds.admin.create(
+        f"/api/v1/namespaces/{team}/configmaps",
+        {
+            "metadata": {"name": "dynamo-image-builder-config"},
+            "data": {"extra_pod_spec": yaml.safe_dump({"nodeSelector": {"no spaces": "x"}})},
+        },
+    )
+    builds.publish("refused")
+    env = {**_image_build_env(builds.service, builds.store), "POD_NAMESPACE": team}
+    with running_operator(
+        builds.node.kubeconfig, tmp_path, f"--restrictedNamespace={team}", env=env, name="badcfg"
+    ):
+        builds.wait_claimed(team)
+        builds.admin.create(
+            DYNAMO_COMPONENT.collection_path(team),
+            {
+                "apiVersion": "nvidia.com/v1alpha1",
+                "kind": "DynamoComponent",
+                "metadata": {"name": "web--refused"},
+                "spec": {"dynamoComponent": "web:refused"},
+            },
+        )
+
+        def refused() -> dict[str, Any] | None:
+            available = builds.available(builds.component("refused", team))
+            return available if available.get("reason") == Reasons.RECONCILE_FAILED else None
+
+        available = wait_for("the refused Job reported", refused, timeout=BUILD)
+        assert available["status"] == "False"
+        assert "nodeSelector" in available["message"]  # the API server's own words
+        assert builds.jobs(team) == []
