@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -166,6 +167,35 @@ class Builds:
     def jobs(self, namespace: str | None = None) -> list[dict[str, Any]]:
         path = f"/apis/batch/v1/namespaces/{namespace or self.namespace}/jobs"
         return list(self.admin.get(path)["items"])
+
+    def create_component(
+        self, version: str, namespace: str | None = None, **spec: str
+    ) -> dict[str, Any]:
+        """A DynamoComponent ``web--<version>`` made directly (not through a graph)."""
+        return self.admin.create(
+            DYNAMO_COMPONENT.collection_path(namespace or self.namespace),
+            {
+                "apiVersion": "nvidia.com/v1alpha1",
+                "kind": "DynamoComponent",
+                "metadata": {"name": f"web--{version}"},
+                "spec": {"dynamoComponent": f"web:{version}", **spec},
+            },
+        )
+
+    @contextmanager
+    def restricted_operator(
+        self, namespace: str, log_dir: Path, env: dict[str, str]
+    ) -> Iterator[OperatorProcess]:
+        """A second operator restricted to ``namespace``, once the cluster-wide one left it."""
+        with running_operator(
+            self.node.kubeconfig,
+            log_dir,
+            f"--restrictedNamespace={namespace}",
+            env={**env, "POD_NAMESPACE": namespace},
+            name=namespace,
+        ) as operator:
+            self.wait_claimed(namespace)
+            yield operator
 
     def wait_claimed(self, namespace: str) -> None:
         """Until the cluster-wide operator has seen a namespace-restricted operator claim
@@ -328,15 +358,7 @@ def test_a_failing_build_says_why_and_a_fixed_tag_recovers(builds: Builds) -> No
 
 def test_a_build_past_its_timeout_fails_as_timed_out(builds: Builds) -> None:
     builds.publish("slow", dockerfile=_slow_dockerfile(builds, "slow", seconds=120))
-    builds.admin.create(
-        DYNAMO_COMPONENT.collection_path(builds.namespace),
-        {
-            "apiVersion": "nvidia.com/v1alpha1",
-            "kind": "DynamoComponent",
-            "metadata": {"name": "web--slow"},
-            "spec": {"dynamoComponent": "web:slow", "imageBuildTimeout": "15s"},
-        },
-    )
+    builds.create_component("slow", imageBuildTimeout="15s")
 
     def timed_out() -> dict[str, Any] | None:
         available = builds.available(builds.component("slow"))
@@ -368,15 +390,11 @@ def test_a_namespace_restricted_operator_builds_in_its_namespace_only(
     builds.publish(version)
     env = {
         **_image_build_env(builds.service, builds.store),
-        "POD_NAMESPACE": team,
         "DYNAMO_IMAGE_BUILD_ENGINE": engine,
         "INTERNAL_IMAGES_KANIKO": str(builds.service.kaniko_image),
     }
     jobs_elsewhere = len(builds.jobs())
-    with running_operator(
-        builds.node.kubeconfig, tmp_path, f"--restrictedNamespace={team}", env=env, name="team"
-    ) as restricted:
-        builds.wait_claimed(team)
+    with builds.restricted_operator(team, tmp_path, env) as restricted:
         builds.graph("shop", version, namespace=team)
         builds.successful("shop", namespace=team)
 
@@ -407,24 +425,9 @@ def test_a_registry_behind_credentials_is_checked_pushed_to_and_pulled_from_with
         },
     )
     builds.store.publish("web:secure1", artifact(secure.registry, "secure1"))
-    env = {
-        **_image_build_env(secure, builds.store),
-        "POD_NAMESPACE": team,
-        "DOCKER_REGISTRY_SECRET_NAME": "push",
-    }
-    with running_operator(
-        builds.node.kubeconfig, tmp_path, f"--restrictedNamespace={team}", env=env, name="secure"
-    ):
-        builds.wait_claimed(team)
-        builds.admin.create(
-            DYNAMO_COMPONENT.collection_path(team),
-            {
-                "apiVersion": "nvidia.com/v1alpha1",
-                "kind": "DynamoComponent",
-                "metadata": {"name": "web--there"},
-                "spec": {"dynamoComponent": "web:there"},
-            },
-        )
+    env = {**_image_build_env(secure, builds.store), "DOCKER_REGISTRY_SECRET_NAME": "push"}
+    with builds.restricted_operator(team, tmp_path, env):
+        builds.create_component("there", team)
 
         def found() -> dict[str, Any] | None:
             available = builds.available(builds.component("there", team))
@@ -473,15 +476,7 @@ def test_a_component_naming_an_artifact_waits_for_and_runs_its_dynamo_components
     message = wait_for("solo waiting", waiting, timeout=60)["message"]
     assert message == "DynamoComponent web--solo: not created yet"
 
-    builds.admin.create(
-        DYNAMO_COMPONENT.collection_path(builds.namespace),
-        {
-            "apiVersion": "nvidia.com/v1alpha1",
-            "kind": "DynamoComponent",
-            "metadata": {"name": "web--solo"},
-            "spec": {"dynamoComponent": "web:solo"},
-        },
-    )
+    builds.create_component("solo")
 
     def available() -> bool:
         return _condition(builds.get(path), "Available").get("status") == "True"
@@ -495,15 +490,7 @@ def test_a_component_naming_an_artifact_waits_for_and_runs_its_dynamo_components
 def test_deleting_a_dynamo_component_stops_its_build(builds: Builds) -> None:
     builds.publish("gone", dockerfile=_slow_dockerfile(builds, "gone", seconds=300))
     path = DYNAMO_COMPONENT.object_path(builds.namespace, "web--gone")
-    builds.admin.create(
-        DYNAMO_COMPONENT.collection_path(builds.namespace),
-        {
-            "apiVersion": "nvidia.com/v1alpha1",
-            "kind": "DynamoComponent",
-            "metadata": {"name": "web--gone"},
-            "spec": {"dynamoComponent": "web:gone"},
-        },
-    )
+    builds.create_component("gone")
 
     def building() -> bool:
         return builds.available(builds.get(path)).get("reason") == "Building"
@@ -536,20 +523,8 @@ def test_a_builder_job_the_api_server_refuses_is_reported_not_retried(
         },
     )
     builds.publish("refused")
-    env = {**_image_build_env(builds.service, builds.store), "POD_NAMESPACE": team}
-    with running_operator(
-        builds.node.kubeconfig, tmp_path, f"--restrictedNamespace={team}", env=env, name="badcfg"
-    ):
-        builds.wait_claimed(team)
-        builds.admin.create(
-            DYNAMO_COMPONENT.collection_path(team),
-            {
-                "apiVersion": "nvidia.com/v1alpha1",
-                "kind": "DynamoComponent",
-                "metadata": {"name": "web--refused"},
-                "spec": {"dynamoComponent": "web:refused"},
-            },
-        )
+    with builds.restricted_operator(team, tmp_path, _image_build_env(builds.service, builds.store)):
+        builds.create_component("refused", team)
 
         def refused() -> dict[str, Any] | None:
             available = builds.available(builds.component("refused", team))
