@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from dynamo_operator.api import ConditionStatus, ServiceComponentKind, nodes_per_replica
 from dynamo_operator.naming import component_pod_selector
-from dynamo_operator.status.conditions import JsonDict, set_condition
+from dynamo_operator.status.conditions import JsonDict, Verdict, observed_status
 from dynamo_operator.status.failure import StatusFailure
 from dynamo_operator.status.reasons import ConditionTypes
 from dynamo_operator.status.workloads import (
@@ -84,24 +84,11 @@ def derive_component_status(
     verdict that the workload cannot exist here; ``failure`` a validation or reconcile failure.
     """
     metadata = dcd.get("metadata") or {}
-    generation = metadata.get("generation")
     readiness = _readiness(dcd, workloads, pods, unsupported, failure)
     status_value = ConditionStatus.TRUE if readiness.ready else ConditionStatus.FALSE
-    conditions = (dcd.get("status") or {}).get("conditions")
-    for condition_type in (ConditionTypes.AVAILABLE, ConditionTypes.COMPONENT_READY):
-        conditions = set_condition(
-            conditions,
-            type=condition_type,
-            status=status_value,
-            reason=readiness.reason,
-            message=readiness.message,
-            observed_generation=generation,
-            now=now,
-        )
-    status: JsonDict = {}
-    if isinstance(generation, int):
-        status["observedGeneration"] = generation
-    status["conditions"] = conditions
+    verdict = Verdict(status_value, readiness.reason, readiness.message)
+    types = (ConditionTypes.AVAILABLE, ConditionTypes.COMPONENT_READY)
+    status = observed_status(dcd, dict.fromkeys(types, verdict), now)
     status["podSelector"] = component_pod_selector(str(metadata.get("name") or ""))
     status["service"] = readiness.summary
     return status

@@ -11,6 +11,7 @@ and never mutates its input.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -71,6 +72,40 @@ def set_condition(
     condition["message"] = message
     others = [dict(existing) for existing in conditions or () if existing.get("type") != type]
     return sorted([*others, condition], key=lambda entry: str(entry.get("type")))
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What one condition says: its status, and the reason and message why."""
+
+    status: ConditionStatus
+    reason: str
+    message: str
+
+
+def observed_status(
+    obj: Mapping[str, Any], verdicts: Mapping[str, Verdict], now: datetime
+) -> JsonDict:
+    """The start of every kind's ``status``: ``observedGeneration`` (when the object has a
+    generation) and ``conditions``, the object's own with each verdict set (by condition type)
+    for that generation."""
+    generation = (obj.get("metadata") or {}).get("generation")
+    conditions = (obj.get("status") or {}).get("conditions")
+    for condition_type, verdict in verdicts.items():
+        conditions = set_condition(
+            conditions,
+            type=condition_type,
+            status=verdict.status,
+            reason=verdict.reason,
+            message=verdict.message,
+            observed_generation=generation,
+            now=now,
+        )
+    status: JsonDict = {}
+    if isinstance(generation, int):
+        status["observedGeneration"] = generation
+    status["conditions"] = conditions
+    return status
 
 
 def changed_condition(

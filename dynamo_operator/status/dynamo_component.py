@@ -21,7 +21,12 @@ from enum import StrEnum
 from typing import Any, Final
 
 from dynamo_operator.api import ConditionStatus
-from dynamo_operator.status.conditions import JsonDict, find_condition, set_condition
+from dynamo_operator.status.conditions import (
+    JsonDict,
+    Verdict,
+    find_condition,
+    observed_status,
+)
 from dynamo_operator.status.events import TransitionEvents
 from dynamo_operator.status.failure import StatusFailure
 from dynamo_operator.status.reasons import ConditionTypes, Reasons
@@ -70,13 +75,6 @@ class ImageObservation:
     """The Job failed because it ran past its deadline (reason ``DeadlineExceeded``)."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Verdict:
-    status: ConditionStatus
-    reason: str
-    message: str
-
-
 _TRUE, _FALSE, _UNKNOWN = ConditionStatus.TRUE, ConditionStatus.FALSE, ConditionStatus.UNKNOWN
 
 
@@ -94,16 +92,16 @@ def _failure_message(observation: ImageObservation) -> str:
     return message
 
 
-def _check_verdict(observation: ImageObservation) -> _Verdict:
+def _check_verdict(observation: ImageObservation) -> Verdict:
     if observation.image_exists is not None:
         found = Reasons.IMAGE_FOUND if observation.image_exists else Reasons.IMAGE_NOT_FOUND
-        return _Verdict(_TRUE, found, observation.image)
+        return Verdict(_TRUE, found, observation.image)
     if observation.registry_error:
-        return _Verdict(_FALSE, Reasons.REGISTRY_CHECK_FAILED, observation.registry_error)
-    return _Verdict(_UNKNOWN, Reasons.CHECKING_IMAGE, f"checking {observation.image}")
+        return Verdict(_FALSE, Reasons.REGISTRY_CHECK_FAILED, observation.registry_error)
+    return Verdict(_UNKNOWN, Reasons.CHECKING_IMAGE, f"checking {observation.image}")
 
 
-_Verdicts = tuple[_Verdict, _Verdict, _Verdict]
+_Verdicts = tuple[Verdict, Verdict, Verdict]
 """ImageExists, ImageBuilding and DynamoComponentAvailable."""
 
 
@@ -111,43 +109,43 @@ def _image_ready(observation: ImageObservation) -> _Verdicts:
     image = observation.image
     if observation.job_state is BuildJobState.SUCCEEDED:
         built = f"{observation.job_name} built and pushed {image}"
-        reason, building = Reasons.BUILD_SUCCEEDED, _Verdict(_FALSE, Reasons.BUILD_SUCCEEDED, built)
+        reason, building = Reasons.BUILD_SUCCEEDED, Verdict(_FALSE, Reasons.BUILD_SUCCEEDED, built)
     else:
         reason = Reasons.IMAGE_FOUND
-        building = _Verdict(_FALSE, reason, "the image exists; nothing to build")
-    return _Verdict(_TRUE, reason, image), building, _Verdict(_TRUE, reason, image)
+        building = Verdict(_FALSE, reason, "the image exists; nothing to build")
+    return Verdict(_TRUE, reason, image), building, Verdict(_TRUE, reason, image)
 
 
 def _image_missing(observation: ImageObservation) -> _Verdicts:
     image, job, state = observation.image, observation.job_name, observation.job_state
-    missing = _Verdict(_FALSE, Reasons.IMAGE_NOT_FOUND, f"{image} is not in the registry")
+    missing = Verdict(_FALSE, Reasons.IMAGE_NOT_FOUND, f"{image} is not in the registry")
     if state is BuildJobState.FAILED:
         reason = Reasons.BUILD_TIMED_OUT if observation.timed_out else Reasons.BUILD_FAILED
-        failed = _Verdict(_FALSE, reason, _failure_message(observation))
+        failed = Verdict(_FALSE, reason, _failure_message(observation))
         return missing, failed, failed
     if state is BuildJobState.ACTIVE:
         message = f"{job} is building {image}"
         return (
             missing,
-            _Verdict(_TRUE, Reasons.BUILDING, message),
-            _Verdict(_FALSE, Reasons.BUILDING, message),
+            Verdict(_TRUE, Reasons.BUILDING, message),
+            Verdict(_FALSE, Reasons.BUILDING, message),
         )
     if state is BuildJobState.PENDING:
-        pending = _Verdict(_FALSE, Reasons.BUILD_PENDING, f"{job} is waiting for its pod")
+        pending = Verdict(_FALSE, Reasons.BUILD_PENDING, f"{job} is waiting for its pod")
         return missing, pending, pending
     if observation.image_exists is None:
         check = _check_verdict(observation)
-        not_checked = _Verdict(_FALSE, Reasons.BUILD_NOT_STARTED, "the image is not checked yet")
+        not_checked = Verdict(_FALSE, Reasons.BUILD_NOT_STARTED, "the image is not checked yet")
         return (
-            _Verdict(_UNKNOWN, check.reason, check.message),
+            Verdict(_UNKNOWN, check.reason, check.message),
             not_checked,
-            _Verdict(_FALSE, check.reason, check.message),
+            Verdict(_FALSE, check.reason, check.message),
         )
     starting = f"a build of {image} is starting"
     return (
         missing,
-        _Verdict(_FALSE, Reasons.BUILD_NOT_STARTED, starting),
-        _Verdict(_FALSE, Reasons.IMAGE_NOT_FOUND, starting),
+        Verdict(_FALSE, Reasons.BUILD_NOT_STARTED, starting),
+        Verdict(_FALSE, Reasons.IMAGE_NOT_FOUND, starting),
     )
 
 
@@ -157,13 +155,13 @@ def _build_verdicts(observation: ImageObservation) -> _Verdicts:
     return _image_missing(observation)
 
 
-def _given_verdicts(observation: ImageObservation) -> dict[str, _Verdict]:
+def _given_verdicts(observation: ImageObservation) -> dict[str, Verdict]:
     given = Reasons.IMAGE_GIVEN
     return {
-        ConditionTypes.IMAGE_EXISTS_CHECKED: _Verdict(_FALSE, given, "spec.image is used as given"),
-        ConditionTypes.IMAGE_EXISTS: _Verdict(_TRUE, given, observation.image),
-        ConditionTypes.IMAGE_BUILDING: _Verdict(_FALSE, given, "spec.image: nothing to build"),
-        ConditionTypes.COMPONENT_AVAILABLE: _Verdict(_TRUE, given, observation.image),
+        ConditionTypes.IMAGE_EXISTS_CHECKED: Verdict(_FALSE, given, "spec.image is used as given"),
+        ConditionTypes.IMAGE_EXISTS: Verdict(_TRUE, given, observation.image),
+        ConditionTypes.IMAGE_BUILDING: Verdict(_FALSE, given, "spec.image: nothing to build"),
+        ConditionTypes.COMPONENT_AVAILABLE: Verdict(_TRUE, given, observation.image),
     }
 
 
@@ -178,10 +176,8 @@ def derive_dynamo_component_status(
     (its conditions give the transition times). ``failure`` (invalid spec, no registry
     configured, an API error) makes it unavailable with that reason and leaves the other
     conditions as they were; ``observation`` may then be None."""
-    generation = (component.get("metadata") or {}).get("generation")
-    previous: Mapping[str, Any] = component.get("status") or {}
     if failure is not None:
-        unavailable = _Verdict(_FALSE, failure.reason, failure.message)
+        unavailable = Verdict(_FALSE, failure.reason, failure.message)
         verdicts = {ConditionTypes.COMPONENT_AVAILABLE: unavailable}
     elif observation is None:
         raise ValueError("an observation is needed when there is no failure")
@@ -195,22 +191,8 @@ def derive_dynamo_component_status(
             ConditionTypes.IMAGE_BUILDING: building,
             ConditionTypes.COMPONENT_AVAILABLE: available,
         }
-    conditions = previous.get("conditions")
-    for condition_type, verdict in verdicts.items():
-        conditions = set_condition(
-            conditions,
-            type=condition_type,
-            status=verdict.status,
-            reason=verdict.reason,
-            message=verdict.message,
-            observed_generation=generation,
-            now=now,
-        )
-    status: JsonDict = {}
-    if isinstance(generation, int):
-        status["observedGeneration"] = generation
-    status["conditions"] = conditions
-    main = find_condition(conditions, ConditionTypes.COMPONENT_AVAILABLE) or {}
+    status = observed_status(component, verdicts, now)
+    main = find_condition(status["conditions"], ConditionTypes.COMPONENT_AVAILABLE) or {}
     if main.get("status") == _TRUE and observation is not None and failure is None:
         status["image"] = observation.image
     return status

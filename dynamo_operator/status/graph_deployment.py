@@ -17,7 +17,7 @@ from typing import Any
 
 from dynamo_operator.api import ConditionStatus, GraphDeploymentState
 from dynamo_operator.naming import component_deployment_name
-from dynamo_operator.status.conditions import JsonDict, find_condition, set_condition
+from dynamo_operator.status.conditions import JsonDict, Verdict, find_condition, observed_status
 from dynamo_operator.status.failure import StatusFailure
 from dynamo_operator.status.reasons import (
     ALL_RESOURCES_READY_MESSAGE,
@@ -100,7 +100,6 @@ def derive_graph_status(
     its child DCDs as read, with their status; ``failure`` a validation or reconcile failure;
     ``waiting`` what else the reconciler waits for, one line each (listed before the children).
     """
-    generation = (dgd.get("metadata") or {}).get("generation")
     children, service_of = _services(dgd, dcds)
     entries = [*waiting]
     entries += [
@@ -115,18 +114,15 @@ def derive_graph_status(
         state, reason = GraphDeploymentState.SUCCESSFUL, Reasons.ALL_RESOURCES_READY
         message = ALL_RESOURCES_READY_MESSAGE
     successful = state == GraphDeploymentState.SUCCESSFUL
-    status: JsonDict = {"state": state.value}
-    if isinstance(generation, int):
-        status["observedGeneration"] = generation
-    status["conditions"] = set_condition(
-        (dgd.get("status") or {}).get("conditions"),
-        type=ConditionTypes.READY,
-        status=ConditionStatus.TRUE if successful else ConditionStatus.FALSE,
-        reason=reason,
-        message=_shorten(message, MAX_MESSAGE_LENGTH),
-        observed_generation=generation,
-        now=now,
+    ready = Verdict(
+        ConditionStatus.TRUE if successful else ConditionStatus.FALSE,
+        reason,
+        _shorten(message, MAX_MESSAGE_LENGTH),
     )
+    status: JsonDict = {
+        "state": state.value,
+        **observed_status(dgd, {ConditionTypes.READY: ready}, now),
+    }
     summaries = {
         service_of[name]: dict((dcd.get("status") or {})["service"])
         for name, dcd in children.items()

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from dynamo_operator.api import ConditionStatus, ModelType
-from dynamo_operator.status.conditions import JsonDict, set_condition
+from dynamo_operator.status.conditions import JsonDict, Verdict, observed_status
 from dynamo_operator.status.failure import StatusFailure
 from dynamo_operator.status.reasons import ConditionTypes, Reasons
 
@@ -79,28 +79,18 @@ def derive_model_status(
     the workers found, in the order to report them; ``services`` the Services their
     EndpointSlices belong to; ``failure`` a spec the rules refuse (nothing is loaded then).
     """
-    metadata = model.get("metadata") or {}
     spec = model.get("spec") or {}
-    generation = metadata.get("generation")
-    conditions = (model.get("status") or {}).get("conditions")
     base_model = str(spec.get("baseModelName") or "")
-    for condition_type, (true, reason, message) in (
-        (ConditionTypes.SERVICES_FOUND, _services_found(services, base_model)),
-        (ConditionTypes.ENDPOINTS_READY, _endpoints_ready(spec, endpoints, services, failure)),
-    ):
-        conditions = set_condition(
-            conditions,
-            type=condition_type,
-            status=ConditionStatus.TRUE if true else ConditionStatus.FALSE,
-            reason=reason,
-            message=message,
-            observed_generation=generation,
-            now=now,
+    verdicts = {
+        condition_type: Verdict(
+            ConditionStatus.TRUE if true else ConditionStatus.FALSE, reason, message
         )
-    status: JsonDict = {}
-    if isinstance(generation, int):
-        status["observedGeneration"] = generation
-    status["conditions"] = conditions
+        for condition_type, (true, reason, message) in (
+            (ConditionTypes.SERVICES_FOUND, _services_found(services, base_model)),
+            (ConditionTypes.ENDPOINTS_READY, _endpoints_ready(spec, endpoints, services, failure)),
+        )
+    }
+    status = observed_status(model, verdicts, now)
     if endpoints:
         status["endpoints"] = [endpoint.to_wire() for endpoint in endpoints]
     status["readyEndpoints"] = sum(1 for endpoint in endpoints if endpoint.ready)
