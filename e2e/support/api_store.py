@@ -1,26 +1,23 @@
 """A stand-in for Dynamo's API store, for the end-to-end tests: the one route the operator and its
 image builder use, ``GET /api/v1/dynamo_components/{name}/versions/{version}/download``, answering
-artifact tars the test made with ``artifact_tar``. Any other path, or an artifact not published,
-is a 404.
+artifact tars the test made with ``artifact_tar`` (served by ``e2e.support.file_server``). Any
+other path, or an artifact not published, is a 404.
 
 It listens on the address the caller gives: on the real node, the host's address (pods cannot
-reach the host's loopback). ``downloads`` counts the answered downloads by ``name:version``.
+reach the host's loopback). ``downloads`` counts the GETs of each artifact by ``name:version``.
 """
 
 from __future__ import annotations
 
 import io
-import re
 import tarfile
-import threading
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from e2e.support.file_server import ServedFiles, serve_files
 
 __all__ = ["ApiStore", "artifact_tar", "running_api_store"]
-
-_ROUTE = re.compile(r"^/api/v1/dynamo_(?:components|nims)/([^/]+)/versions/([^/]+)/download$")
 
 
 def artifact_tar(files: Mapping[str, str]) -> bytes:
@@ -35,53 +32,41 @@ def artifact_tar(files: Mapping[str, str]) -> bytes:
     return buffer.getvalue()
 
 
+def _route(tag: str) -> str:
+    name, version = tag.split(":", 1)
+    return f"/api/v1/dynamo_components/{name}/versions/{version}/download"
+
+
 class ApiStore:
-    def __init__(self, server: ThreadingHTTPServer) -> None:
-        self._server = server
-        self.artifacts: dict[str, bytes] = {}
-        self.downloads: Counter[str] = Counter()
+    def __init__(self, served: ServedFiles) -> None:
+        self._served = served
+        self._tags: dict[str, str] = {}
+        """The published artifacts: route -> ``name:version``."""
 
     @property
     def endpoint(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self._served.base_url
 
     def publish(self, tag: str, files: Mapping[str, str]) -> str:
         """Serve ``files`` as the artifact ``tag`` (``name:version``); returns the tag."""
-        self.artifacts[tag] = artifact_tar(files)
+        self.put(tag, artifact_tar(files))
         return tag
+
+    def put(self, tag: str, body: bytes) -> None:
+        """Serve ``body`` as it is for ``tag`` (a broken artifact, say)."""
+        route = _route(tag)
+        self._tags[route] = tag
+        self._served.files[route] = body
+
+    @property
+    def downloads(self) -> Counter[str]:
+        """GETs of each published artifact, by ``name:version``."""
+        requests = self._served.requests
+        return Counter({tag: requests[route] for route, tag in self._tags.items()})
 
 
 @contextmanager
 def running_api_store(host: str) -> Iterator[ApiStore]:
     """An ``ApiStore`` on ``host`` (a free port), stopped at exit."""
-    store: ApiStore
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            match = _ROUTE.match(self.path.split("?", 1)[0])
-            tag = f"{match.group(1)}:{match.group(2)}" if match else ""
-            body = store.artifacts.get(tag)
-            if body is None:
-                self.send_error(404, f"no artifact {tag or self.path}")
-                return
-            store.downloads[tag] += 1
-            self.send_response(200)
-            self.send_header("Content-Type", "application/x-tar")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer((host, 0), Handler)
-    store = ApiStore(server)
-    thread = threading.Thread(target=server.serve_forever, name="api-store", daemon=True)
-    thread.start()
-    try:
-        yield store
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serve_files(host, {}) as served:
+        yield ApiStore(served)

@@ -68,6 +68,6 @@ async def test_an_unreachable_store_is_an_error_naming_the_url() -> None:
 
 
 async def test_a_body_that_is_not_a_tar_is_an_error(store: ApiStore) -> None:
-    store.artifacts["frontend:v4"] = b"<html>login page</html>"
+    store.put("frontend:v4", b"<html>login page</html>")
     with pytest.raises(ArtifactError, match="is not a tar archive"):
         await HttpArtifactStore().manifest(url(store, "frontend:v4"))
