@@ -56,7 +56,7 @@ import kr8s.asyncio
 import yaml
 from prometheus_client import REGISTRY
 
-from bench import converge_profile
+from bench import cache_memory, converge_profile
 from dynamo_operator.render import render_objects
 from dynamo_operator.settings import OperatorSettings
 from e2e.localcluster.controlplane import kwok_nodes
@@ -542,10 +542,13 @@ async def run_operator(
         result["steady_writes"] = writes(steady) - steady_before
         result["rss_mib"] = process_memory_mib(pid, "VmHWM")
         result.update(_per_graph(before, converged, settled, n))
+        cache_lines, cache_figures = cache_memory.report(*await cache_memory.measure(rest))
+        result.update(cache_figures)
     finally:
         await anyio.to_thread.run_sync(_stop, operator)
     print(f"-- operator N={n} ({namespace}, log {operator.log_path})", *timeline.rows, sep="\n  ")
     print(f"  {_format(result)}", flush=True)
+    print("  what the operator's informers keep (bench.cache_memory):", *cache_lines, sep="\n    ")
     if request_log is not None:
         converge_profile.print_profile(
             request_log, operator.log_path, n, wall_started, wall_converged, wall_settled
@@ -642,6 +645,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, float]:
                     "events_per_graph",
                     "steady_writes",
                     "rss_mib",
+                    "cache_mib",
+                    "relist_s",
+                    "relist_peak_mib",
                     "operator_cpu_s",
                     "events_dropped",
                 ):

@@ -9,7 +9,7 @@ import anyio
 import pytest
 from prometheus_client import REGISTRY
 
-from manager.runtime.cache import Cache, Informer
+from manager.runtime.cache import Cache, Informer, InformerList
 from manager.runtime.client import RestClient
 from manager.runtime.kinds import CONFIG_MAP
 
@@ -193,4 +193,44 @@ async def test_a_compacted_resource_version_triggers_a_relist_that_replays_the_g
 
     assert relists("expired") == expired_before + 1
     assert history.since(mark) == events_of_changes("in-gap")
+    assert history.problems == []
+
+
+@pytest.mark.local_control_plane
+async def test_a_list_whose_continue_token_expires_starts_over_and_adds_each_object_once(
+    api: Any, namespace: str, control_plane: Any
+) -> None:
+    rest = RestClient.for_api(api)
+    await prepare(rest, namespace)
+    informer = Informer(api, CONFIG_MAP, namespace, label_selector=SELECTOR, page_size=4)
+    history = History()
+    informer.add_event_handler(history)
+    pages: list[int] = []
+    begin_list = informer.begin_list
+
+    def compacting_after_the_first_page() -> InformerList:
+        listing = begin_list()
+        add = listing.add
+
+        def add_page(objects: list[dict[str, Any]]) -> None:
+            pages.append(len(objects))
+            if len(pages) == 1:  # a change, then the next page's revision is compacted away
+                admin = control_plane.local.admin_client()
+                admin.delete(f"/api/v1/namespaces/{namespace}/configmaps/base-0")
+                control_plane.compact_etcd()
+            add(objects)
+
+        listing.add = add_page  # type: ignore[method-assign]
+        return listing
+
+    informer.begin_list = compacting_after_the_first_page  # type: ignore[method-assign]
+    async with anyio.create_task_group() as tg:
+        await tg.start(informer.run)
+        await wait_until_converged(history, informer, rest)
+        tg.cancel_scope.cancel()
+
+    assert pages == [4, 4, 4, 1]  # the list started over from its first page, without base-0
+    assert history.since(0) == sorted(
+        [("add", f"base-{i}") for i in range(10)] + [("delete", "base-0")]
+    )
     assert history.problems == []

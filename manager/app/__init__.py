@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 from manager.runtime.lazy import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
+    from manager.app.cli import build_parser
     from manager.app.deps import Deps, utc_now
     from manager.app.kinds import (
         COMPONENT,
@@ -41,6 +42,7 @@ __all__ = [
     "Deps",
     "MeteredReconciler",
     "ResourceCounter",
+    "build_parser",
     "error_type",
     "served_optional_apis",
     "spec_or_metadata_changed",

@@ -94,7 +94,7 @@ async def _run(options: RunOptions) -> int:
         return 1
     rest = RestClient(AiohttpTransport(api, user_agent=identity.user_agent))
     try:
-        operator = _Operator(options, identity, rest)
+        operator = Operator(options, identity, rest)
     except CertificateError as error:
         log.error("cannot serve metrics", error=str(error))
         await rest.transport.aclose()
@@ -110,7 +110,7 @@ async def _run(options: RunOptions) -> int:
     return 0
 
 
-class _Operator:
+class Operator:
     """Flags -> manager (listeners, gates, recorder) -> each kind's setup -> webhooks."""
 
     def __init__(self, options: RunOptions, identity: Identity, rest: RestClient) -> None:

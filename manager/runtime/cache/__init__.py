@@ -10,7 +10,7 @@ from manager.runtime.cache.errors import (
     KindNotCachedError,
     SelectorSyntaxError,
 )
-from manager.runtime.cache.informer import EventHandler, Informer, strip_for_cache
+from manager.runtime.cache.informer import EventHandler, Informer, InformerList, strip_for_cache
 from manager.runtime.cache.reader import CacheReader, Labels
 from manager.runtime.cache.reflector import Reflector, ReflectorSink
 from manager.runtime.cache.selector import (
@@ -40,6 +40,7 @@ __all__ = [
     "IndexFunc",
     "IndexNotFoundError",
     "Informer",
+    "InformerList",
     "KindNotCachedError",
     "KindOptions",
     "LabelSelector",

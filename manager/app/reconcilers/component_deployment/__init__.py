@@ -10,8 +10,8 @@ from manager.app.reconcilers.component_deployment.reconciler import (
 )
 from manager.app.reconcilers.component_deployment.setup import (
     components_awaiting,
+    pod_for_cache,
     setup,
-    without_spec,
 )
 
 __all__ = [
@@ -19,8 +19,8 @@ __all__ = [
     "ComponentKinds",
     "components_awaiting",
     "discovery_access_requests",
+    "pod_for_cache",
     "pod_requests",
     "secret_requests",
     "setup",
-    "without_spec",
 ]

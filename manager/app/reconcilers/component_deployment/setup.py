@@ -35,7 +35,7 @@ from manager.runtime.kinds import (
 )
 from manager.runtime.manager import Manager
 
-__all__ = ["components_awaiting", "setup", "without_spec"]
+__all__ = ["components_awaiting", "pod_for_cache", "setup"]
 
 CHILDREN = (DEPLOYMENT, SERVICE, INGRESS, HORIZONTAL_POD_AUTOSCALER)
 # Children and pods carry the component's selector label; caching only those keeps the operator
@@ -96,11 +96,18 @@ def components_awaiting(built: dict[str, Any], reader: CacheReader) -> Iterable[
     ]
 
 
-def without_spec(pod: dict[str, Any]) -> dict[str, Any]:
-    """A cached pod keeps its metadata and status: the component status reads why a pod is not
-    ready from them, never from the spec, which is most of a pod (containers, env, probes,
-    volumes: about 18 MB of peak RSS with the 2,000 pods of bench/converge.py at N = 500)."""
+POD_STATUS_READ = ("phase", "conditions", "initContainerStatuses", "containerStatuses")
+
+
+def pod_for_cache(pod: dict[str, Any]) -> dict[str, Any]:
+    """A cached pod keeps its metadata and the part of its status the component status reads
+    why a pod is not ready from (`dynamo_operator.status.pods`), never its spec, which is most of
+    a pod (containers, env, probes, volumes: about 18 MB of peak RSS with the 2,000 pods of
+    bench/converge.py at N = 500), nor its addresses, QoS class and start time."""
     pod.pop("spec", None)
+    status = pod.get("status")
+    if status:
+        pod["status"] = {key: status[key] for key in POD_STATUS_READ if key in status}
     return pod
 
 
@@ -109,7 +116,7 @@ def _register_cache_options(deps: Deps) -> None:
     secrets by type, shared discovery access by its managed-by label."""
     for kind in CHILDREN:
         deps.cache.register(kind, label_selector=MANAGED_SELECTOR)
-    deps.cache.register(POD, label_selector=MANAGED_SELECTOR, transform=without_spec)
+    deps.cache.register(POD, label_selector=MANAGED_SELECTOR, transform=pod_for_cache)
     deps.cache.register(SECRET, field_selector="type=kubernetes.io/dockerconfigjson")
     for kind in (SERVICE_ACCOUNT, ROLE, ROLE_BINDING):
         deps.cache.register(kind, label_selector=SHARED_SELECTOR)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from manager.app.cli import build_parser
-from manager.app.commands.operator import _Operator
+from manager.app.commands.operator import Operator
 from manager.app.commands.run import options_from_arguments
 from manager.app.kinds import COMPONENT, GRAPH, MODEL, OPTIONAL_KINDS
 from manager.runtime.cache import Cache, KindOptions
@@ -25,12 +25,12 @@ class _NoTransport:
         raise AssertionError(f"no I/O while the operator is assembled ({name})")
 
 
-def _operator(*flags: str) -> _Operator:
+def _operator(*flags: str) -> Operator:
     parser, _ = build_parser(["run"])
     args = parser.parse_args(["run", *flags])
     options = options_from_arguments(args, {"POD_NAMESPACE": "dynamo"})
     rest = RestClient(_NoTransport())  # type: ignore[arg-type]
-    return _Operator(options, Identity.for_product("test", domain="example.com", version="0"), rest)
+    return Operator(options, Identity.for_product("test", domain="example.com", version="0"), rest)
 
 
 @pytest.mark.parametrize("flags", [(), ("--restrictedNamespace", "team-a", "--enable-webhooks")])

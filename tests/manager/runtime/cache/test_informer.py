@@ -66,6 +66,68 @@ def test_cached_objects_lose_managed_fields_and_gain_their_kind() -> None:
     assert (cached["apiVersion"], cached["kind"]) == ("v1", "ConfigMap")
 
 
+def test_equal_strings_of_objects_decoded_apart_are_kept_once() -> None:
+    informer, _ = informer_with_recorder()
+    first, second = cm("a", "1"), cm("b", "2")
+    first["data"] = {"image": "".join(["vllm-", "runtime"])}
+    second["data"] = {"image": "".join(["vllm-", "runtime"])}
+    assert first["data"]["image"] is not second["data"]["image"]
+
+    informer.replace([first, second], "2")
+
+    cached = [informer.store.get("ns", name) for name in ("a", "b")]
+    assert cached[0] is not None
+    assert cached[1] is not None
+    assert cached[0]["data"]["image"] is cached[1]["data"]["image"] == "vllm-runtime"
+
+
+def test_a_list_arrives_page_by_page_and_deletes_only_once_it_is_complete() -> None:
+    informer, recorder = informer_with_recorder()
+    informer.replace([cm("kept", "1"), cm("changed", "2"), cm("deleted", "3")], "3")
+    recorder.events.clear()
+
+    listing = informer.begin_list()
+    listing.add([cm("kept", "1"), cm("changed", "5")])
+    after_first_page = list(recorder.events)
+    listing.add([cm("created", "6")])
+    before_finish = list(recorder.events)
+    listing.finish("7")
+
+    assert after_first_page == [("update", "changed", "2->5")]
+    assert before_finish == [*after_first_page, ("add", "created", "False")]
+    assert recorder.events == [*before_finish, ("delete", "deleted")]
+
+
+def test_the_first_list_syncs_the_informer_only_with_its_last_page() -> None:
+    informer, recorder = informer_with_recorder()
+    listing = informer.begin_list()
+
+    listing.add([cm("a", "1")])
+    synced_after_a_page = informer.has_synced
+    listing.finish("1")
+
+    assert not synced_after_a_page
+    assert informer.has_synced
+    assert recorder.events == [("add", "a", "True")]
+
+
+def test_a_list_started_again_removes_what_only_the_abandoned_one_held() -> None:
+    informer, recorder = informer_with_recorder()
+    abandoned = informer.begin_list()  # its continue token expired after one page
+    abandoned.add([cm("a", "1"), cm("gone-since", "2")])
+
+    again = informer.begin_list()
+    again.add([cm("a", "1")])
+    again.finish("3")
+
+    assert recorder.events == [
+        ("add", "a", "True"),
+        ("add", "gone-since", "True"),
+        ("delete", "gone-since"),
+    ]
+    assert [o["metadata"]["name"] for o in informer.store.list()] == ["a"]
+
+
 def test_watch_events_become_adds_updates_and_deletes() -> None:
     informer, recorder = informer_with_recorder()
     informer.replace([cm("a", "1")], "1")
