@@ -28,7 +28,7 @@ def chaos_figures(report: ChaosReport) -> dict[str, Figure]:
         "log_errors": logs.errors,
         "log_tracebacks": logs.tracebacks,
         "restarts_survived": fleet.kills + fleet.leader_kills,
-        "relists_410": report.relists_observed,
+        "relists_410": logs.expired_relists,
         "webhook_refusals": user.refused,
         "operator_writes_total": fleet.writes_total,
         "chaos_s": report.chaos_s,
