@@ -86,7 +86,9 @@ def build_shared_model_service(
         "spec": {
             "clusterIP": "None",
             "selector": {Labels.BASE_MODEL_HASH: model_hash},
-            "publishNotReadyAddresses": False,
+            # Ready pods only: the default. Not spelled out as `publishNotReadyAddresses: false`,
+            # which the API server omits (omitempty): compare-before-apply would see a difference
+            # every time and write the Service at every reconcile of every serving component.
             "ports": [
                 {
                     "name": PortNames.SYSTEM,

@@ -19,10 +19,20 @@ def kubeconfig_or_local_cluster(prefix: str) -> Iterator[Path]:
     if os.environ.get("KUBECONFIG"):
         yield Path(os.environ["KUBECONFIG"])
         return
+    with local_cluster(prefix, with_lws=False) as cluster:
+        yield cluster.kubeconfig
+
+
+@contextmanager
+def local_cluster(prefix: str, *, with_lws: bool) -> Iterator[LocalCluster]:
+    """A fresh local control plane in a temp dir named with `prefix`, stopped on exit: for a
+    program that restarts its API server or compacts its etcd (a chaos benchmark)."""
     workdir = Path(tempfile.mkdtemp(prefix=prefix))
-    cluster = LocalCluster.create(ensure_binaries(), workdir, die_with_parent=True, with_lws=False)
+    cluster = LocalCluster.create(
+        ensure_binaries(), workdir, die_with_parent=True, with_lws=with_lws
+    )
     cluster.start()
     try:
-        yield cluster.kubeconfig
+        yield cluster
     finally:
         cluster.stop()

@@ -13,6 +13,7 @@ from dynamo_operator.builders import (
 )
 from dynamo_operator.builders.component import Component
 from dynamo_operator.builders.model_service import build_model_service
+from manager.runtime.client import find_difference
 
 from .factories import IMAGE, component, context, dcd_model
 
@@ -81,9 +82,22 @@ def test_the_service_is_headless_on_the_hash_label_and_owned_by_no_controller() 
     assert service["spec"] == {
         "clusterIP": "None",
         "selector": {"nvidia.com/dynamo-base-model-hash": QWEN_HASH},
-        "publishNotReadyAddresses": False,
         "ports": [{"name": "system", "port": 9090, "targetPort": 9090, "protocol": "TCP"}],
     }
+
+
+def test_the_service_matches_itself_as_the_api_server_returns_it() -> None:
+    """The API server leaves a false `publishNotReadyAddresses` out (omitempty): a Service that
+    spelled it out differed from its live copy for ever, so the operator wrote it again at every
+    reconcile of every component serving the model (found by the chaos run's end checks)."""
+    service = build_shared_model_service(
+        QWEN, "ns", build_model_service_owners([dcd("a", QWEN)])[("ns", QWEN)]
+    )
+    served = {**service, "spec": {**service["spec"]}}
+    if served["spec"].get("publishNotReadyAddresses") is False:
+        del served["spec"]["publishNotReadyAddresses"]
+
+    assert find_difference(service, served) is None
 
 
 def test_every_serving_component_builds_the_same_service() -> None:

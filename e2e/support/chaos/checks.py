@@ -1,0 +1,164 @@
+"""The end checks of a chaos run, read from the API server: does the cluster match the user's
+last word? Every graph `successful` for its latest generation, its children exactly what the
+builders make of its last spec (`expected.audit`), every DynamoModel counting the pods of the
+components serving its base model, and every PVC the one the operator first created in that
+namespace (`PvcLedger`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dynamo_operator.settings import OperatorSettings
+from e2e.support.chaos import specs
+from e2e.support.chaos.expected import COMPARED_KINDS, Findings, Key, audit, expected_children
+from e2e.support.chaos.user import ChaosUser
+from e2e.support.graphs import is_converged
+from e2e.support.kinds import COMPONENT, GRAPH, LEADER_WORKER_SET, MODEL, ROLE, ROLE_BINDING
+from manager.runtime.client import RestClient
+from manager.runtime.kinds import (
+    DEPLOYMENT,
+    PERSISTENT_VOLUME_CLAIM,
+    SERVICE,
+    SERVICE_ACCOUNT,
+    ResourceKind,
+)
+
+CHILD_KINDS: tuple[ResourceKind, ...] = (
+    COMPONENT,
+    DEPLOYMENT,
+    LEADER_WORKER_SET,
+    SERVICE,
+    PERSISTENT_VOLUME_CLAIM,
+    SERVICE_ACCOUNT,
+    ROLE,
+    ROLE_BINDING,
+)
+assert {kind.kind for kind in CHILD_KINDS} <= COMPARED_KINDS
+
+
+@dataclass
+class PvcLedger:
+    """The uid each PVC had when first seen, per namespace incarnation."""
+
+    first: dict[tuple[str, int, str], str] = field(default_factory=dict)
+
+    def note(self, namespace: str, generation: int, claims: list[dict[str, Any]]) -> None:
+        for claim in claims:
+            key = (namespace, generation, claim["metadata"]["name"])
+            self.first.setdefault(key, claim["metadata"]["uid"])
+
+    def replaced(self, namespace: str, generation: int, claims: list[dict[str, Any]]) -> list[str]:
+        return [
+            f"{namespace}/{claim['metadata']['name']}"
+            for claim in claims
+            if self.first.get((namespace, generation, claim["metadata"]["name"]))
+            not in (None, claim["metadata"]["uid"])
+        ]
+
+
+@dataclass
+class EndState:
+    findings: Findings = field(default_factory=Findings)
+    not_converged: list[str] = field(default_factory=list)
+    models_off: list[str] = field(default_factory=list)
+    pvcs_replaced: list[str] = field(default_factory=list)
+    pvcs: int = 0
+
+    def is_clean(self) -> bool:
+        return (
+            self.findings.is_clean()
+            and not self.not_converged
+            and not self.models_off
+            and not self.pvcs_replaced
+        )
+
+    @property
+    def lost_updates(self) -> int:
+        """Graphs not reflecting their last edit: not converged for their latest generation, or
+        a child differing from what the builders make of the last spec."""
+        return len(self.not_converged) + len(self.findings.stale)
+
+    def summary(self) -> str:
+        return (
+            f"{self.findings.summary()}; not converged {len(self.not_converged)} "
+            f"{self.not_converged[:5]}; models {self.models_off[:5]}; "
+            f"pvcs replaced {self.pvcs_replaced[:5]}"
+        )
+
+
+async def read_end_state(
+    rest: RestClient, user: ChaosUser, settings: OperatorSettings, pvcs: PvcLedger
+) -> EndState:
+    state = EndState()
+    for namespace in user.namespaces:
+        await _check_namespace(rest, user, namespace, settings, pvcs, state)
+    return state
+
+
+async def note_pvcs(rest: RestClient, user: ChaosUser, pvcs: PvcLedger) -> None:
+    for namespace in user.namespaces:
+        claims, _ = await rest.list_all(PERSISTENT_VOLUME_CLAIM, namespace)
+        pvcs.note(namespace, user.namespace_generation.get(namespace, 0), claims)
+
+
+async def _check_namespace(
+    rest: RestClient,
+    user: ChaosUser,
+    namespace: str,
+    settings: OperatorSettings,
+    pvcs: PvcLedger,
+    state: EndState,
+) -> None:
+    graphs = [user.graphs[index] for index in user.indexes_in(namespace)]
+    documents = [*graphs, specs.base_model(namespace)]
+    expected = expected_children(namespace, documents, settings)
+    live_graphs, _ = await rest.list_all(GRAPH, namespace)
+    actual: list[dict[str, Any]] = []
+    for kind in CHILD_KINDS:
+        items, _ = await rest.list_all(kind, namespace)
+        actual += [{**item, "kind": kind.kind} for item in items]
+    live = [*actual, *({**graph, "kind": GRAPH.kind} for graph in live_graphs)]
+    live_uids: dict[Key, str] = {
+        (obj["kind"], obj["metadata"]["name"]): obj["metadata"]["uid"] for obj in live
+    }
+    state.findings.extend(audit(namespace, expected, actual, live_uids))
+    wanted = {graph["metadata"]["name"] for graph in graphs}
+    for graph in live_graphs:
+        if graph["metadata"]["name"] not in wanted:
+            state.findings.duplicates.append(
+                f"{namespace}/{GRAPH.kind}/{graph['metadata']['name']}"
+            )
+        elif not is_converged(graph):
+            state.not_converged.append(f"{namespace}/{graph['metadata']['name']}")
+    missing = wanted - {graph["metadata"]["name"] for graph in live_graphs}
+    state.findings.missing += [f"{namespace}/{GRAPH.kind}/{name}" for name in sorted(missing)]
+    await _check_model(rest, namespace, graphs, state)
+    claims = [obj for obj in actual if obj["kind"] == PERSISTENT_VOLUME_CLAIM.kind]
+    generation = user.namespace_generation.get(namespace, 0)
+    pvcs.note(namespace, generation, claims)
+    state.pvcs += len(claims)
+    state.pvcs_replaced += pvcs.replaced(namespace, generation, claims)
+
+
+async def _check_model(
+    rest: RestClient, namespace: str, graphs: Sequence[Mapping[str, Any]], state: EndState
+) -> None:
+    """The namespace's base model counts every pod of the services serving it, all ready."""
+    pods = sum(
+        service.get("replicas", 1) * (service.get("multinode") or {}).get("nodeCount", 1)
+        for graph in graphs
+        for service in graph["spec"]["services"].values()
+        if (service.get("modelRef") or {}).get("name") == specs.BASE_MODEL
+    )
+    model = await rest.get(MODEL, namespace, specs.MODEL_NAME)
+    status = model.get("status") or {}
+    seen = (
+        status.get("observedGeneration") == model["metadata"].get("generation"),
+        status.get("readyEndpoints"),
+        status.get("totalEndpoints"),
+    )
+    if seen != (True, pods, pods):
+        state.models_off.append(f"{namespace}: (observed, ready, total) {seen}, pods {pods}")

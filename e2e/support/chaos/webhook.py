@@ -1,0 +1,120 @@
+"""The admission webhooks during the chaos: `dynamo-operator webhook-server` on 127.0.0.1 and a
+URL-based ValidatingWebhookConfiguration selecting the run's namespaces (by a label), so a
+stopped server blocks nobody else on the cluster.
+
+An outage stops the server for a while with the configuration's failurePolicy set first: with
+Fail the API server refuses every create and update of the Dynamo kinds meanwhile (the user's and
+the operator's component writes: both must retry), with Ignore it lets them in unvalidated. The
+server keeps its CA in its certificate directory, so a restart serves the same chain.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import anyio
+import anyio.to_thread
+
+from e2e.support.ports import free_port
+from manager.runtime.client import RestClient
+from webhooks import (
+    VALIDATING_WEBHOOK_CONFIGURATION,
+    UrlTarget,
+    build_validating_webhook_configuration,
+)
+
+FailurePolicy = Literal["Fail", "Ignore"]
+RUN_LABEL = "dynamo-chaos-run"
+"""The label on the run's namespaces the configuration selects."""
+STARTUP_TIMEOUT = 60.0
+
+
+@dataclass
+class ChaosWebhook:
+    rest: RestClient
+    run_id: str
+    directory: Path
+    port: int = field(default_factory=free_port)
+    process: subprocess.Popen[bytes] | None = None
+    outages: int = 0
+
+    @property
+    def name(self) -> str:
+        return f"dynamo-chaos-{self.run_id}"
+
+    async def start(self) -> None:
+        """Serve, then register (or re-point) the configuration at this server."""
+        await self._serve()
+        document = build_validating_webhook_configuration(
+            UrlTarget(f"https://127.0.0.1:{self.port}"),
+            name=self.name,
+            operator_namespace=f"chaos-{self.run_id}",
+            ca_bundle_pem=(self.directory / "ca.crt").read_bytes(),
+            namespace_selector={"matchLabels": {RUN_LABEL: self.run_id}},
+        )
+        await self.rest.apply(VALIDATING_WEBHOOK_CONFIGURATION, document, field_manager="chaos")
+
+    async def outage(self, policy: FailurePolicy, seconds: float) -> None:
+        """The server down for `seconds`, the configuration's failurePolicy `policy` meanwhile."""
+        await self._set_policy(policy)
+        await self._stop()
+        self.outages += 1
+        await anyio.sleep(seconds)
+        await self._serve()
+
+    async def remove(self) -> None:
+        await self.rest.delete(VALIDATING_WEBHOOK_CONFIGURATION, None, self.name)
+        await self._stop()
+
+    async def _set_policy(self, policy: FailurePolicy) -> None:
+        current = await self.rest.get(VALIDATING_WEBHOOK_CONFIGURATION, None, self.name)
+        webhooks = [{**webhook, "failurePolicy": policy} for webhook in current["webhooks"]]
+        await self.rest.merge_patch(
+            VALIDATING_WEBHOOK_CONFIGURATION,
+            None,
+            self.name,
+            {"webhooks": webhooks},
+            field_manager="chaos",
+        )
+
+    async def _serve(self) -> None:
+        self.process = await anyio.to_thread.run_sync(self._start_serving)
+
+    def _start_serving(self) -> subprocess.Popen[bytes]:
+        """Start the server and wait until it says it serves (its log is a file: nothing has
+        to drain a pipe while it runs)."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        log = self.directory / "webhook-server.log"
+        started = log.stat().st_size if log.exists() else 0
+        with log.open("ab") as output:
+            process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "manager.app.cli",
+                    "webhook-server",
+                    "--host=127.0.0.1",
+                    f"--port={self.port}",
+                    f"--cert-dir={self.directory}",
+                ],
+                stdout=output,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while b"serving https://" not in log.read_bytes()[started:]:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError(f"webhook-server did not serve: {log.read_text()[-2000:]}")
+            time.sleep(0.2)
+        return process
+
+    async def _stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            await anyio.to_thread.run_sync(self.process.wait, 30)
+        self.process = None
