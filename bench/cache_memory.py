@@ -24,7 +24,7 @@ import kr8s.asyncio
 
 from manager.app import build_parser
 from manager.app.commands import Operator, options_from_arguments
-from manager.runtime.cache import Cache, Informer, KindOptions
+from manager.runtime.cache import Cache, Informer
 from manager.runtime.client import RestClient
 from manager.runtime.identity import Identity
 from manager.runtime.logging import configure_logging
@@ -59,19 +59,13 @@ def assembled_operator(rest: RestClient) -> Operator:
     return Operator(options, identity, rest)
 
 
-async def _list_into(rest: RestClient, cache: Cache, informer: Informer) -> int:
-    options = cache.options(informer.kind) or KindOptions()
-    items, resource_version = await rest.list_all(
-        informer.kind,
-        informer.namespace,
-        label_selector=options.label_selector,
-        field_selector=options.field_selector,
-    )
-    informer.replace(items, resource_version)
-    return len(items)
+async def _list_into(informer: Informer) -> int:
+    """The informer's own list (page by page, through its reflector); the objects it holds."""
+    await informer.reflector.relist()
+    return len(informer.store)
 
 
-async def fill(rest: RestClient, cache: Cache) -> list[KindFootprint]:
+async def fill(cache: Cache) -> list[KindFootprint]:
     """List every kind into its informer, one at a time, counting what each keeps."""
     footprints = []
     tracemalloc.start()
@@ -79,7 +73,7 @@ async def fill(rest: RestClient, cache: Cache) -> list[KindFootprint]:
         for informer in cache.informers:
             tracemalloc.reset_peak()
             before = tracemalloc.get_traced_memory()[0]
-            objects = await _list_into(rest, cache, informer)
+            objects = await _list_into(informer)
             kept, peak = tracemalloc.get_traced_memory()
             footprints.append(
                 KindFootprint(informer.kind.kind, objects, kept - before, peak - before)
@@ -89,12 +83,12 @@ async def fill(rest: RestClient, cache: Cache) -> list[KindFootprint]:
     return footprints
 
 
-async def relist_all(rest: RestClient, cache: Cache, *, traced: bool) -> Relist:
+async def relist_all(cache: Cache, *, traced: bool) -> Relist:
     """Every informer lists again at once, into its full store (no change: no delta)."""
     counts: list[int] = []
 
     async def relist(informer: Informer) -> None:
-        counts.append(await _list_into(rest, cache, informer))
+        counts.append(await _list_into(informer))
 
     if traced:
         tracemalloc.start()
@@ -115,9 +109,9 @@ async def relist_all(rest: RestClient, cache: Cache, *, traced: bool) -> Relist:
 async def measure(rest: RestClient) -> tuple[list[KindFootprint], Relist]:
     configure_logging("warning")  # the controllers' handlers see the lists, at debug level
     cache = assembled_operator(rest).manager.cache
-    footprints = await fill(rest, cache)
-    timed = await relist_all(rest, cache, traced=False)
-    traced = await relist_all(rest, cache, traced=True)
+    footprints = await fill(cache)
+    timed = await relist_all(cache, traced=False)
+    traced = await relist_all(cache, traced=True)
     return footprints, Relist(timed.seconds, traced.peak_bytes, timed.objects)
 
 

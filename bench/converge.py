@@ -344,6 +344,7 @@ class Timeline:
                     f" operator_cpu={(now_cpu - cpu) / SAMPLE_SECONDS:.0%}"
                     f" queue={total(samples, 'workqueue_depth'):.0f}"
                     f" requests={total(samples, 'rest_client_requests_total'):.0f}"
+                    f" rss_mib={process_memory_mib(operator.process.pid, 'VmRSS'):.0f}"
                 )
                 cpu = now_cpu
             self.rows.append(row)

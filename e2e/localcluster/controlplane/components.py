@@ -151,6 +151,10 @@ def controller_manager_argv(
         "--kube-api-qps=100",
         "--kube-api-burst=200",
         "--profiling=false",
+        # Tests restart the API server, several times in a row under chaos; kwok's heartbeats
+        # stop meanwhile, and a node marked NotReady has its pods' Ready condition set False,
+        # which kwok never sets back: graphs would wait for ever on pods nothing is wrong with.
+        "--node-monitor-grace-period=5m",
     ]
 
 

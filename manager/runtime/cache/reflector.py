@@ -109,7 +109,7 @@ class Reflector:
         while True:
             try:
                 if self.resource_version is None:
-                    await self._list()
+                    await self.relist()
                 await self._watch()
             except Gone as error:
                 log.info(
@@ -130,7 +130,7 @@ class Reflector:
                 WATCH_RESTARTS.labels(self._resource, reason).inc()
                 await self._clock.sleep_until(self._clock.now() + delay)
 
-    async def _list(self) -> None:
+    async def relist(self) -> None:
         """List page by page into the sink. A continue token that expires mid-way (410) starts
         a new list from the first page; what the pages already delivered were real versions,
         and the new list's `finish` removes what it no longer holds."""

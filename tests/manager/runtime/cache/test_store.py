@@ -113,3 +113,17 @@ def test_replace_with_nothing_deletes_everything() -> None:
     assert all(d.type == "deleted" for d in deltas)
     assert len(store) == 0
     assert store.index_values(NAMESPACE_INDEX) == []
+
+
+def test_a_label_key_is_indexed_once_asked_for_over_objects_stored_before() -> None:
+    store = Store()
+    store.upsert(cm("a", labels={"app": "x", "tier": "front"}))
+    assert store.index_values(LABEL_INDEX) == []  # no reader asked: no label kept twice
+
+    assert names(store.list(label_selector="app=x")) == ["a"]
+    store.upsert(cm("b", labels={"app": "x"}))
+    store.upsert(cm("a", rv="2", labels={"app": "y", "tier": "front"}))
+
+    assert names(store.by_index(LABEL_INDEX, "app=x")) == ["b"]
+    assert sorted(store.index_values(LABEL_INDEX)) == ["app=x", "app=y"]
+    assert names(store.by_index(LABEL_INDEX, "tier=front")) == ["a"]
