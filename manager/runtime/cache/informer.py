@@ -16,9 +16,9 @@ from typing import Any, Protocol
 import anyio
 import anyio.abc
 
-from manager.runtime.cache.reflector import Reflector
+from manager.runtime.cache.reflector import LIST_PAGE_SIZE, Reflector
 from manager.runtime.cache.store import IndexFunc, Store, StoreDelta, object_key
-from manager.runtime.client.rest import PAGE_SIZE, RestClient, WatchEvent
+from manager.runtime.client.rest import RestClient, WatchEvent
 from manager.runtime.clock import Clock
 from manager.runtime.kinds import ResourceKind
 from manager.runtime.logging import get_logger
@@ -89,7 +89,7 @@ class Informer:
         transform: Transform | None = None,
         clock: Clock | None = None,
         inactivity_timeout: float = 70.0,
-        page_size: int = PAGE_SIZE,
+        page_size: int = LIST_PAGE_SIZE,
     ) -> None:
         self.kind = kind
         self._transform = transform

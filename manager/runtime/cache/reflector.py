@@ -30,12 +30,12 @@ from prometheus_client import Counter
 
 from manager.runtime.backoff import Backoff
 from manager.runtime.client.errors import ApiError, Gone, KubeError
-from manager.runtime.client.rest import PAGE_SIZE, RestClient, WatchEvent
+from manager.runtime.client.rest import RestClient, WatchEvent
 from manager.runtime.clock import Clock, RealClock
 from manager.runtime.kinds import ResourceKind
 from manager.runtime.logging import get_logger
 
-__all__ = ["RELISTS", "WATCH_RESTARTS", "ListSink", "Reflector", "ReflectorSink"]
+__all__ = ["LIST_PAGE_SIZE", "RELISTS", "WATCH_RESTARTS", "ListSink", "Reflector", "ReflectorSink"]
 
 log = get_logger(__name__)
 
@@ -51,6 +51,11 @@ WATCH_RESTARTS = Counter(
 )
 
 SHORT_WATCH_SECONDS = 1.0
+LIST_PAGE_SIZE = 100
+"""Objects per list page. Decoding a page costs far more memory for a moment than it keeps
+(orjson: a 1.9 MB page of 500 ConfigMaps peaks at 30 MB to keep 7.5 MB), and an informer's list
+after a 410 runs beside every other informer's: 100 a page (6.5 MB at that peak) keeps a full
+relist from doubling the operator's memory, at no measured cost in time."""
 
 
 class ListSink(Protocol):
@@ -86,7 +91,7 @@ class Reflector:
         clock: Clock | None = None,
         min_watch_timeout: float = 300.0,
         inactivity_timeout: float = 70.0,
-        page_size: int = PAGE_SIZE,
+        page_size: int = LIST_PAGE_SIZE,
     ) -> None:
         self._rest = rest
         self._kind = kind
@@ -147,8 +152,9 @@ class Reflector:
                         label_selector=self._label_selector,
                         field_selector=self._field_selector,
                     )
+                    token, resource_version = page.continue_token, page.resource_version
                     listing.add(page.items)
-                    token = page.continue_token
+                    del page  # not held while the next page is read and decoded
                     if token is None:
                         break
             except Gone:
@@ -156,8 +162,8 @@ class Reflector:
                     raise  # the first page itself failed: the resourceVersion, not the token
                 continue
             RELISTS.labels(self._resource, self._relist_reason).inc()
-            listing.finish(page.resource_version)
-            self.resource_version = page.resource_version
+            listing.finish(resource_version)
+            self.resource_version = resource_version
             return
 
     async def _watch(self) -> None:
