@@ -3,6 +3,16 @@ last word? Every graph `successful` for its latest generation, its children exac
 builders make of its last spec (`expected.audit`), every DynamoModel counting the pods of the
 components serving its base model, and every PVC the one the operator first created in that
 namespace (`PvcLedger`).
+
+A DynamoModel counts the ready pods behind its base model's Service, whoever made them; the pods
+the user's specs ask for are not always all of them. kube-controller-manager's garbage collector
+can leak the pods of a ReplicaSet for good: when a graph is recreated the new Deployment makes a
+ReplicaSet of the same name (same template, same hash), and if the old one's deletion and the new
+one's creation both fall in a watch gap (an API server restart), the GC's informer relists and
+sees one update instead of a deletion, so its graph, keyed by uid, keeps the old ReplicaSet for
+ever and never collects its pods (a fresh controller-manager collects them at once). Such pods
+(`gc_leaks`: a controller owner that no longer exists) are the control plane's, not the
+operator's: the model must count them too, and the end state reports them.
 """
 
 from __future__ import annotations
@@ -11,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dynamo_operator.constants import Labels
+from dynamo_operator.naming import base_model_hash
 from dynamo_operator.settings import OperatorSettings
 from e2e.support.chaos import specs
 from e2e.support.chaos.expected import COMPARED_KINDS, Findings, Key, audit, expected_children
@@ -21,6 +33,7 @@ from manager.runtime.client import RestClient
 from manager.runtime.kinds import (
     DEPLOYMENT,
     PERSISTENT_VOLUME_CLAIM,
+    POD,
     SERVICE,
     SERVICE_ACCOUNT,
     ResourceKind,
@@ -37,6 +50,11 @@ CHILD_KINDS: tuple[ResourceKind, ...] = (
     ROLE_BINDING,
 )
 assert {kind.kind for kind in CHILD_KINDS} <= COMPARED_KINDS
+REPLICA_SET = ResourceKind("apps/v1", "ReplicaSet", "replicasets", namespaced=True)
+STATEFUL_SET = ResourceKind("apps/v1", "StatefulSet", "statefulsets", namespaced=True)
+POD_OWNER_KINDS: tuple[ResourceKind, ...] = (REPLICA_SET, STATEFUL_SET)
+"""What owns the pods of the workers (a Deployment's ReplicaSets, a LeaderWorkerSet's
+StatefulSets): a pod whose controller is one of these kinds and gone is garbage."""
 
 
 @dataclass
@@ -66,6 +84,10 @@ class EndState:
     models_off: list[str] = field(default_factory=list)
     pvcs_replaced: list[str] = field(default_factory=list)
     pvcs: int = 0
+    gc_leaks: list[str] = field(default_factory=list)
+    """Ready pods of a base model whose controller (ReplicaSet, StatefulSet) no longer exists:
+    left by kube-controller-manager's garbage collector (see the module doc), reported, and
+    counted by the model check as the model counts them."""
 
     def is_clean(self) -> bool:
         return (
@@ -85,7 +107,8 @@ class EndState:
         return (
             f"{self.findings.summary()}; not converged {len(self.not_converged)} "
             f"{self.not_converged[:5]}; models {self.models_off[:5]}; "
-            f"pvcs replaced {self.pvcs_replaced[:5]}"
+            f"pvcs replaced {self.pvcs_replaced[:5]}; gc leaks {len(self.gc_leaks)} "
+            f"{self.gc_leaks[:5]}"
         )
 
 
@@ -146,13 +169,17 @@ async def _check_namespace(
 async def _check_model(
     rest: RestClient, namespace: str, graphs: Sequence[Mapping[str, Any]], state: EndState
 ) -> None:
-    """The namespace's base model counts every pod of the services serving it, all ready."""
-    pods = sum(
-        service.get("replicas", 1) * (service.get("multinode") or {}).get("nodeCount", 1)
-        for graph in graphs
-        for service in graph["spec"]["services"].values()
-        if (service.get("modelRef") or {}).get("name") == specs.BASE_MODEL
-    )
+    """The namespace's base model counts every pod of the services serving it, all ready, and
+    the ready pods the garbage collector leaked behind the same Service."""
+    labels = f"{Labels.BASE_MODEL_HASH}={base_model_hash(specs.BASE_MODEL)}"
+    pods, _ = await rest.list_all(POD, namespace, label_selector=labels)
+    owners: set[str] = set()
+    for kind in POD_OWNER_KINDS:
+        items, _ = await rest.list_all(kind, namespace)
+        owners |= {item["metadata"]["uid"] for item in items}
+    leaked = leaked_pods(pods, owners)
+    state.gc_leaks += [f"{namespace}/{name}" for name in leaked]
+    expected = spec_model_pods(graphs) + len(leaked)
     model = await rest.get(MODEL, namespace, specs.MODEL_NAME)
     status = model.get("status") or {}
     seen = (
@@ -160,5 +187,47 @@ async def _check_model(
         status.get("readyEndpoints"),
         status.get("totalEndpoints"),
     )
-    if seen != (True, pods, pods):
-        state.models_off.append(f"{namespace}: (observed, ready, total) {seen}, pods {pods}")
+    if seen != (True, expected, expected):
+        leaks = f" ({len(leaked)} leaked by the GC)" if leaked else ""
+        state.models_off.append(
+            f"{namespace}: (observed, ready, total) {seen}, pods {expected}{leaks}"
+        )
+
+
+def spec_model_pods(graphs: Sequence[Mapping[str, Any]]) -> int:
+    """How many of the specs' pods stand behind the base model's Service: one per replica of
+    each service with that modelRef. A multinode replica is one endpoint, its leader: the
+    builders label only the leader (`serving_pod_metadata`), its workers are reached through it,
+    so `nodeCount` does not multiply."""
+    return sum(
+        service.get("replicas", 1)
+        for graph in graphs
+        for service in graph["spec"]["services"].values()
+        if (service.get("modelRef") or {}).get("name") == specs.BASE_MODEL
+    )
+
+
+def leaked_pods(pods: Sequence[Mapping[str, Any]], live_owners: set[str]) -> list[str]:
+    """The names of the ready pods (endpoints a model counts) whose controller is a pod owner
+    kind (`POD_OWNER_KINDS`) that no longer exists (its uid is not in `live_owners`)."""
+    owner_kinds = {kind.kind for kind in POD_OWNER_KINDS}
+    leaked = []
+    for pod in pods:
+        metadata = pod["metadata"]
+        controller = next(
+            (ref for ref in metadata.get("ownerReferences") or () if ref.get("controller")), None
+        )
+        if (
+            controller is not None
+            and controller.get("kind") in owner_kinds
+            and controller.get("uid") not in live_owners
+            and not metadata.get("deletionTimestamp")
+            and _is_ready(pod)
+        ):
+            leaked.append(metadata["name"])
+    return sorted(leaked)
+
+
+def _is_ready(pod: Mapping[str, Any]) -> bool:
+    conditions = (pod.get("status") or {}).get("conditions") or ()
+    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)

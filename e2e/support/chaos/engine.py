@@ -95,6 +95,8 @@ async def run_chaos(
         run.report.chaos_s = last_fault - started
         run.report.end, run.report.reconverged = await run.reconverge(reconverge_within)
         run.report.reconverge_s = time.monotonic() - last_fault
+        if leaks := run.report.end.gc_leaks:
+            say(f"pods kube-controller-manager's GC leaked (not the operator's): {leaks}")
         await run.fleet.check_crashes()
         run.report.steady_writes = await _steady_writes(run.fleet, steady_seconds)
         await run.fleet.check_crashes()

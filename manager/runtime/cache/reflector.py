@@ -55,7 +55,8 @@ LIST_PAGE_SIZE = 100
 """Objects per list page. Decoding a page costs far more memory for a moment than it keeps
 (orjson: a 1.9 MB page of 500 ConfigMaps peaks at 30 MB to keep 7.5 MB), and an informer's list
 after a 410 runs beside every other informer's: 100 a page (6.5 MB at that peak) keeps a full
-relist from doubling the operator's memory, at no measured cost in time."""
+relist from doubling the operator's memory; 2,000 ConfigMaps relisted in 1.3 s at 100 a page,
+0.7-1.2 s at 500, on the loaded two-core machine."""
 
 
 class ListSink(Protocol):
