@@ -197,9 +197,11 @@ class InformerList:
         self._relist = informer.store.relist()
 
     def add(self, objects: list[dict[str, Any]]) -> None:
-        informer = self._informer
+        informer, relist = self._informer, self._relist
         for obj in objects:
-            delta = self._relist.put(informer._prepare(obj))
+            if relist.unchanged(obj):
+                continue
+            delta = relist.put(informer._prepare(obj))
             if delta is not None:
                 informer._dispatch(delta, self._initial)
 

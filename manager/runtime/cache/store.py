@@ -224,13 +224,18 @@ class Relist:
         self._store = store
         self._seen: set[ObjectKey] = set()
 
-    def put(self, obj: dict[str, Any]) -> StoreDelta | None:
+    def unchanged(self, obj: Mapping[str, Any]) -> bool:
+        """Note `obj` as listed; True when the store holds this very version (so the caller
+        need not prepare it at all: a relist mostly finds what it has)."""
         key = object_key(obj)
         self._seen.add(key)
         old = self._store.get(*key)
-        if old is not None and _resource_version(old) == _resource_version(obj):
+        return old is not None and _resource_version(old) == _resource_version(obj)
+
+    def put(self, obj: dict[str, Any]) -> StoreDelta | None:
+        if self.unchanged(obj):
             return None
-        self._store.upsert(obj)
+        old = self._store.upsert(obj)
         return StoreDelta("added" if old is None else "updated", obj, old)
 
     def finish(self) -> builtins.list[StoreDelta]:
