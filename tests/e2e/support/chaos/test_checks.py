@@ -1,0 +1,162 @@
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from dynamo_operator.constants import Labels
+from dynamo_operator.naming import base_model_hash
+from dynamo_operator.settings import OperatorSettings
+from e2e.support.chaos import specs
+from e2e.support.chaos.checks import EndState, _check_model, leaked_pods, spec_model_pods
+from e2e.support.chaos.expected import expected_children
+from manager.runtime.kinds import ResourceKind
+
+SETTINGS = OperatorSettings(available_apis=frozenset({"lws"}))
+NAMESPACE = "ns"
+HASH = base_model_hash(specs.BASE_MODEL)
+
+
+def _serving(template: Mapping[str, Any]) -> bool:
+    labels = (template.get("metadata") or {}).get("labels") or {}
+    return labels.get(Labels.BASE_MODEL_HASH) == HASH
+
+
+def endpoints_the_builders_make(graphs: list[dict[str, Any]]) -> int:
+    """The pods behind the base model's Service, read off the workloads the builders render."""
+    children = expected_children(NAMESPACE, [*graphs, specs.base_model(NAMESPACE)], SETTINGS)
+    count = 0
+    for (kind, _), obj in children.items():
+        spec = obj.get("spec") or {}
+        if kind == "Deployment":
+            count += spec.get("replicas", 1) * _serving(spec["template"])
+        elif kind == "LeaderWorkerSet":
+            group = spec["leaderWorkerTemplate"]
+            size = group.get("size", 1)
+            leader = group.get("leaderTemplate") or group["workerTemplate"]
+            count += spec.get("replicas", 1) * (
+                _serving(leader) + (size - 1) * _serving(group["workerTemplate"])
+            )
+    return count
+
+
+def serving_graph(index: int, *, multinode: int | None, replicas: int) -> dict[str, Any]:
+    graph = specs.initial_graph(index, NAMESPACE)
+    worker = graph["spec"]["services"]["Worker"]
+    worker["modelRef"] = {"name": specs.BASE_MODEL}
+    worker["replicas"] = replicas
+    if multinode:
+        worker["multinode"] = {"nodeCount": multinode}
+    return graph
+
+
+@pytest.mark.parametrize(("multinode", "replicas"), [(None, 1), (None, 2), (2, 1), (3, 2)], ids=str)
+def test_the_expected_count_is_what_the_builders_put_behind_the_service(
+    multinode: int | None, replicas: int
+) -> None:
+    # A multinode replica is one endpoint (its leader), not nodeCount of them.
+    graphs = [
+        serving_graph(2, multinode=multinode, replicas=replicas),
+        serving_graph(6, multinode=None, replicas=1),
+    ]
+    assert spec_model_pods(graphs) == endpoints_the_builders_make(graphs) == replicas + 1
+
+
+def test_the_chaos_graphs_count_their_modelref_workers() -> None:
+    graphs = [specs.initial_graph(index, NAMESPACE) for index in range(20)]
+    assert spec_model_pods(graphs) == endpoints_the_builders_make(graphs) == 5
+
+
+def pod(
+    name: str,
+    owner_uid: str | None,
+    *,
+    kind: str = "ReplicaSet",
+    ready: bool = True,
+    deleting: bool = False,
+) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"name": name, "labels": {Labels.BASE_MODEL_HASH: HASH}}
+    if owner_uid is not None:
+        metadata["ownerReferences"] = [
+            {
+                "apiVersion": "apps/v1",
+                "kind": kind,
+                "name": "rs",
+                "uid": owner_uid,
+                "controller": True,
+            }
+        ]
+    if deleting:
+        metadata["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    status = "True" if ready else "False"
+    return {"metadata": metadata, "status": {"conditions": [{"type": "Ready", "status": status}]}}
+
+
+def test_only_ready_pods_of_a_vanished_replicaset_or_statefulset_are_leaks() -> None:
+    pods = [
+        pod("live", "rs-live"),
+        pod("leaked-b", "rs-gone"),
+        pod("leaked-a", "sts-gone", kind="StatefulSet"),
+        pod("not-ready", "rs-gone", ready=False),
+        pod("terminating", "rs-gone", deleting=True),
+        pod("bare", None),
+        pod("other-owner", "job-gone", kind="Job"),
+    ]
+    assert leaked_pods(pods, {"rs-live"}) == ["leaked-a", "leaked-b"]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class FakeRest:
+    """`list_all` and `get` over fixed objects: what `_check_model` reads."""
+
+    def __init__(self, objects: dict[str, list[dict[str, Any]]]) -> None:
+        self.objects = objects
+
+    async def list_all(
+        self, kind: ResourceKind, namespace: str | None, *, label_selector: str | None = None
+    ) -> tuple[list[dict[str, Any]], str]:
+        items = self.objects.get(kind.kind, [])
+        if label_selector is not None:
+            key, _, value = label_selector.partition("=")
+            items = [i for i in items if i["metadata"].get("labels", {}).get(key) == value]
+        return copy.deepcopy(items), "1"
+
+    async def get(self, kind: ResourceKind, namespace: str, name: str) -> dict[str, Any]:
+        [obj] = [o for o in self.objects[kind.kind] if o["metadata"]["name"] == name]
+        return copy.deepcopy(obj)
+
+
+def model(ready: int) -> dict[str, Any]:
+    return {
+        "metadata": {"name": specs.MODEL_NAME, "generation": 1},
+        "status": {"observedGeneration": 1, "readyEndpoints": ready, "totalEndpoints": ready},
+    }
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("counted", "off"), [(2, False), (1, True), (3, True)], ids=["with-leak", "spec-only", "more"]
+)
+async def test_the_model_must_count_the_spec_pods_and_the_leaked_ones(
+    counted: int, off: bool
+) -> None:
+    # The seed-7 failure: a recreated graph's old ReplicaSet is gone, its pods are not.
+    graphs = [serving_graph(2, multinode=None, replicas=1)]
+    rest = FakeRest(
+        {
+            "Pod": [pod("g-0002-worker-new", "rs-new"), pod("g-0002-worker-old", "rs-old")],
+            "ReplicaSet": [{"metadata": {"name": "g-0002-worker-abc", "uid": "rs-new"}}],
+            "DynamoModel": [model(counted)],
+        }
+    )
+    state = EndState()
+    await _check_model(rest, NAMESPACE, graphs, state)  # type: ignore[arg-type]
+    assert state.gc_leaks == [f"{NAMESPACE}/g-0002-worker-old"]
+    assert bool(state.models_off) == off
+    assert "gc leaks 1" in state.summary()
