@@ -6,13 +6,15 @@ namespace (`PvcLedger`).
 
 A DynamoModel counts the ready pods behind its base model's Service, whoever made them; the pods
 the user's specs ask for are not always all of them. kube-controller-manager's garbage collector
-can leak the pods of a ReplicaSet for good: when a graph is recreated the new Deployment makes a
-ReplicaSet of the same name (same template, same hash), and if the old one's deletion and the new
-one's creation both fall in a watch gap (an API server restart), the GC's informer relists and
-sees one update instead of a deletion, so its graph, keyed by uid, keeps the old ReplicaSet for
-ever and never collects its pods (a fresh controller-manager collects them at once). Such pods
-(`gc_leaks`: a controller owner that no longer exists) are the control plane's, not the
-operator's: the model must count them too, and the end state reports them.
+can leak workloads for good: when a graph is recreated, its Deployments come back with the same
+names and make ReplicaSets of the same names (same template, same hash); if an old object's
+deletion and its namesake's creation both fall in a watch gap (an API server restart), the GC's
+informer relists and sees one update instead of a deletion, so its graph, keyed by uid, keeps the
+old object for ever and never collects its dependents (a fresh controller-manager collects them
+at once). Seen both ways under seed 7: the pods of a vanished ReplicaSet, and a ReplicaSet (with
+its pod) of a vanished Deployment. Such pods (`gc_leaks`: an owner up their controller chain that
+no longer exists) are the control plane's, not the operator's: the model must count them too,
+and the end state reports them.
 """
 
 from __future__ import annotations
@@ -52,9 +54,17 @@ CHILD_KINDS: tuple[ResourceKind, ...] = (
 assert {kind.kind for kind in CHILD_KINDS} <= COMPARED_KINDS
 REPLICA_SET = ResourceKind("apps/v1", "ReplicaSet", "replicasets", namespaced=True)
 STATEFUL_SET = ResourceKind("apps/v1", "StatefulSet", "statefulsets", namespaced=True)
-POD_OWNER_KINDS: tuple[ResourceKind, ...] = (REPLICA_SET, STATEFUL_SET)
-"""What owns the pods of the workers (a Deployment's ReplicaSets, a LeaderWorkerSet's
-StatefulSets): a pod whose controller is one of these kinds and gone is garbage."""
+WORKLOAD_KINDS: tuple[ResourceKind, ...] = (
+    POD,
+    REPLICA_SET,
+    STATEFUL_SET,
+    DEPLOYMENT,
+    LEADER_WORKER_SET,
+)
+"""The controller chain of a worker pod, up to the operator's children: a Deployment's
+ReplicaSet, a LeaderWorkerSet's StatefulSets (a worker group's is owned by its leader pod). An
+owner of one of these kinds that is gone leaks everything below it; the operator's children
+(Deployments, LeaderWorkerSets) and their owners are the audit's business."""
 
 
 @dataclass
@@ -173,11 +183,11 @@ async def _check_model(
     the ready pods the garbage collector leaked behind the same Service."""
     labels = f"{Labels.BASE_MODEL_HASH}={base_model_hash(specs.BASE_MODEL)}"
     pods, _ = await rest.list_all(POD, namespace, label_selector=labels)
-    owners: set[str] = set()
-    for kind in POD_OWNER_KINDS:
+    live: dict[str, Mapping[str, Any]] = {}
+    for kind in WORKLOAD_KINDS:
         items, _ = await rest.list_all(kind, namespace)
-        owners |= {item["metadata"]["uid"] for item in items}
-    leaked = leaked_pods(pods, owners)
+        live |= {item["metadata"]["uid"]: {**item, "kind": kind.kind} for item in items}
+    leaked = leaked_pods(pods, live)
     state.gc_leaks += [f"{namespace}/{name}" for name in leaked]
     expected = spec_model_pods(graphs) + len(leaked)
     model = await rest.get(MODEL, namespace, specs.MODEL_NAME)
@@ -207,25 +217,35 @@ def spec_model_pods(graphs: Sequence[Mapping[str, Any]]) -> int:
     )
 
 
-def leaked_pods(pods: Sequence[Mapping[str, Any]], live_owners: set[str]) -> list[str]:
-    """The names of the ready pods (endpoints a model counts) whose controller is a pod owner
-    kind (`POD_OWNER_KINDS`) that no longer exists (its uid is not in `live_owners`)."""
-    owner_kinds = {kind.kind for kind in POD_OWNER_KINDS}
-    leaked = []
-    for pod in pods:
-        metadata = pod["metadata"]
-        controller = next(
-            (ref for ref in metadata.get("ownerReferences") or () if ref.get("controller")), None
-        )
-        if (
-            controller is not None
-            and controller.get("kind") in owner_kinds
-            and controller.get("uid") not in live_owners
-            and not metadata.get("deletionTimestamp")
-            and _is_ready(pod)
-        ):
-            leaked.append(metadata["name"])
-    return sorted(leaked)
+def leaked_pods(
+    pods: Sequence[Mapping[str, Any]], live: Mapping[str, Mapping[str, Any]]
+) -> list[str]:
+    """The names of the ready pods (endpoints a model counts) with a vanished owner up their
+    controller chain: a controller of a `WORKLOAD_KINDS` kind whose uid is not in `live` (the
+    live objects of those kinds, by uid)."""
+    return sorted(
+        pod["metadata"]["name"]
+        for pod in pods
+        if not pod["metadata"].get("deletionTimestamp") and _is_ready(pod) and _orphaned(pod, live)
+    )
+
+
+def _orphaned(obj: Mapping[str, Any], live: Mapping[str, Mapping[str, Any]]) -> bool:
+    kinds = {kind.kind for kind in WORKLOAD_KINDS}
+    seen: set[str] = set()
+    while True:
+        refs = obj["metadata"].get("ownerReferences") or ()
+        controller = next((ref for ref in refs if ref.get("controller")), None)
+        if controller is None or controller.get("kind") not in kinds:
+            return False
+        uid = str(controller.get("uid"))
+        if uid in seen:
+            return False
+        seen.add(uid)
+        owner = live.get(uid)
+        if owner is None:
+            return True
+        obj = owner
 
 
 def _is_ready(pod: Mapping[str, Any]) -> bool:

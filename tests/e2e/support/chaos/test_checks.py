@@ -69,6 +69,15 @@ def test_the_chaos_graphs_count_their_modelref_workers() -> None:
     assert spec_model_pods(graphs) == endpoints_the_builders_make(graphs) == 5
 
 
+def owned(name: str, owner_uid: str | None, kind: str, **extra: Any) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"name": name, "uid": f"uid-{name}", **extra}
+    if owner_uid is not None:
+        metadata["ownerReferences"] = [
+            {"kind": kind, "name": "owner", "uid": owner_uid, "controller": True}
+        ]
+    return {"metadata": metadata}
+
+
 def pod(
     name: str,
     owner_uid: str | None,
@@ -77,34 +86,44 @@ def pod(
     ready: bool = True,
     deleting: bool = False,
 ) -> dict[str, Any]:
-    metadata: dict[str, Any] = {"name": name, "labels": {Labels.BASE_MODEL_HASH: HASH}}
-    if owner_uid is not None:
-        metadata["ownerReferences"] = [
-            {
-                "apiVersion": "apps/v1",
-                "kind": kind,
-                "name": "rs",
-                "uid": owner_uid,
-                "controller": True,
-            }
-        ]
+    extra: dict[str, Any] = {"labels": {Labels.BASE_MODEL_HASH: HASH}}
     if deleting:
-        metadata["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+        extra["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    obj = owned(name, owner_uid, kind, **extra)
     status = "True" if ready else "False"
-    return {"metadata": metadata, "status": {"conditions": [{"type": "Ready", "status": status}]}}
+    return {**obj, "status": {"conditions": [{"type": "Ready", "status": status}]}}
 
 
-def test_only_ready_pods_of_a_vanished_replicaset_or_statefulset_are_leaks() -> None:
+def by_uid(*objects: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {obj["metadata"]["uid"]: obj for obj in objects}
+
+
+def test_only_ready_pods_with_a_vanished_owner_up_their_chain_are_leaks() -> None:
+    deployment = owned("deploy", "uid-dcd", "DynamoComponentDeployment")
+    live_rs = owned("rs", "uid-deploy", "Deployment")
+    rs_of_gone_deployment = owned("rs-old", "uid-gone-deploy", "Deployment")
+    leader = pod("leader", "uid-lws-sts", kind="StatefulSet")
+    lws_sts = owned("lws-sts", "uid-gone-lws", "LeaderWorkerSet")
     pods = [
-        pod("live", "rs-live"),
-        pod("leaked-b", "rs-gone"),
-        pod("leaked-a", "sts-gone", kind="StatefulSet"),
-        pod("not-ready", "rs-gone", ready=False),
-        pod("terminating", "rs-gone", deleting=True),
+        pod("live", "uid-rs"),
+        pod("of-a-gone-rs", "uid-gone-rs"),
+        pod("of-a-gone-sts", "uid-gone-sts", kind="StatefulSet"),
+        pod("of-a-gone-deployment", "uid-rs-old"),
+        leader,
+        pod("not-ready", "uid-gone-rs", ready=False),
+        pod("terminating", "uid-gone-rs", deleting=True),
         pod("bare", None),
-        pod("other-owner", "job-gone", kind="Job"),
+        pod("of-another-kind", "uid-gone-job", kind="Job"),
     ]
-    assert leaked_pods(pods, {"rs-live"}) == ["leaked-a", "leaked-b"]
+    live = by_uid(deployment, live_rs, rs_of_gone_deployment, lws_sts, leader)
+    assert leaked_pods(pods, live) == [
+        "leader",
+        "of-a-gone-deployment",
+        "of-a-gone-rs",
+        "of-a-gone-sts",
+    ]
+    # Up to the operator's children and no further: their owners are the audit's business.
+    assert leaked_pods([pod("live", "uid-rs")], live) == []
 
 
 @pytest.fixture
@@ -150,8 +169,9 @@ async def test_the_model_must_count_the_spec_pods_and_the_leaked_ones(
     graphs = [serving_graph(2, multinode=None, replicas=1)]
     rest = FakeRest(
         {
-            "Pod": [pod("g-0002-worker-new", "rs-new"), pod("g-0002-worker-old", "rs-old")],
-            "ReplicaSet": [{"metadata": {"name": "g-0002-worker-abc", "uid": "rs-new"}}],
+            "Pod": [pod("g-0002-worker-new", "uid-rs"), pod("g-0002-worker-old", "uid-rs-old")],
+            "ReplicaSet": [owned("rs", "uid-deploy", "Deployment")],
+            "Deployment": [owned("deploy", "uid-dcd", "DynamoComponentDeployment")],
             "DynamoModel": [model(counted)],
         }
     )
