@@ -24,18 +24,29 @@ REAL_NODE_MODULES = frozenset(
 module using it is missing here."""
 
 
+LONG_MODULES = ("e2e/operator/test_operator_chaos.py",)
+"""Modules of minutes on a worker of their own, started next (after the real-node unit) so that
+no worker picks one up at the end while the other sits idle."""
+
+
 def _module_of(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The real-node modules first, so that their worker starts on them at once."""
+    """The real-node modules first, so that their worker starts on them at once, then the long
+    ones."""
     for item in items:
         module = _module_of(item.nodeid)
         if "real_node" in getattr(item, "fixturenames", ()) and module not in REAL_NODE_MODULES:
             raise pytest.UsageError(f"{module} uses the real node: list it in REAL_NODE_MODULES")
-    items.sort(key=lambda item: _module_of(item.nodeid) not in REAL_NODE_MODULES)
+    items.sort(
+        key=lambda item: (
+            _module_of(item.nodeid) not in REAL_NODE_MODULES,
+            _module_of(item.nodeid) not in LONG_MODULES,
+        )
+    )
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
