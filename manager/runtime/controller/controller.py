@@ -22,6 +22,7 @@ from typing import Any, Protocol
 import anyio
 from anyio.abc import TaskStatus
 
+from manager.runtime.client.errors import KubeError
 from manager.runtime.clock import Clock
 from manager.runtime.controller.errors import CacheSyncTimeoutError, is_terminal
 from manager.runtime.controller.reconcile import Reconciler, ReconcilerFunc, Request, Result
@@ -161,7 +162,15 @@ class Controller:
             self._metrics.failed(terminal=terminal, timed_out=timed_out)
             if not terminal:
                 self.queue.add_rate_limited(request)
-            log.error("reconciler error", terminal=terminal, exc_info=error)
+            if isinstance(error, KubeError):  # the API's answer, or none: the message says it all
+                log.error(
+                    "reconciler error",
+                    terminal=terminal,
+                    error_type=type(error).__name__,
+                    err=str(error),
+                )
+            else:  # a bug: where it happened matters
+                log.error("reconciler error", terminal=terminal, exc_info=error)
             return
         if result.requeue_after:
             self.queue.forget(request)

@@ -1,4 +1,6 @@
+import io
 import itertools
+import json
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -7,6 +9,7 @@ import anyio
 import pytest
 from prometheus_client import REGISTRY
 
+from manager.runtime.client.errors import TransportError
 from manager.runtime.clock import FakeClock
 from manager.runtime.controller import (
     CacheSyncTimeoutError,
@@ -15,6 +18,7 @@ from manager.runtime.controller import (
     Result,
     TerminalError,
 )
+from manager.runtime.logging import configure_logging
 from manager.runtime.workqueue import ItemExponentialFailureRateLimiter
 
 pytestmark = pytest.mark.anyio
@@ -162,6 +166,29 @@ async def test_requeue_goes_through_the_rate_limiter() -> None:
 
     assert reconciler.calls == [A, A]
     assert metric("controller_runtime_reconcile_total", controller.name, result="requeue") == 1
+
+
+async def test_an_api_failure_is_logged_by_its_message_and_a_bug_with_its_traceback() -> None:
+    clock, reconciler = FakeClock(), Recorder()
+    reconciler.script[A] = [raise_(TransportError("PATCH /api/v1/x: ConnectionResetError()"))]
+    reconciler.script[B] = [raise_(KeyError("bug"))]
+    stream = io.StringIO()
+    configure_logging("info", stream=stream)
+    try:
+        async with running(new_controller(reconciler, clock)) as controller:
+            controller.queue.add(A)
+            controller.queue.add(B)
+            await clock.settle()
+    finally:
+        configure_logging("info")
+
+    records = [json.loads(line) for line in stream.getvalue().splitlines()]
+    errors = [r for r in records if r["msg"] == "reconciler error"]
+    api_failure, bug = sorted(errors, key=lambda r: "exception" in r)
+    assert api_failure["err"] == "PATCH /api/v1/x: ConnectionResetError()"
+    assert api_failure["error_type"] == "TransportError"
+    assert "exception" not in api_failure
+    assert "KeyError: 'bug'" in bug["exception"]
 
 
 async def test_one_failing_key_does_not_stop_the_others() -> None:
