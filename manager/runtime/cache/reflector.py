@@ -137,35 +137,28 @@ class Reflector:
                 await self._clock.sleep_until(self._clock.now() + delay)
 
     async def relist(self) -> None:
-        """List page by page into the sink. A continue token that expires mid-way (410) starts
-        a new list from the first page; what the pages already delivered were real versions,
-        and the new list's `finish` removes what it no longer holds."""
-        while True:
-            listing = self._sink.begin_list()
-            token: str | None = None
-            try:
-                while True:
-                    page = await self._rest.list_page(
-                        self._kind,
-                        self._namespace,
-                        limit=self._page_size,
-                        continue_token=token,
-                        label_selector=self._label_selector,
-                        field_selector=self._field_selector,
-                    )
-                    token, resource_version = page.continue_token, page.resource_version
-                    listing.add(page.items)
-                    del page  # not held while the next page is read and decoded
-                    if token is None:
-                        break
-            except Gone:
-                if token is None:
-                    raise  # the first page itself failed: the resourceVersion, not the token
-                continue
-            RELISTS.labels(self._resource, self._relist_reason).inc()
-            listing.finish(resource_version)
-            self.resource_version = resource_version
-            return
+        """List page by page into the sink. A list that starts over (its continue token
+        expired) begins a new listing: what the pages already delivered were real versions, and
+        the new list's `finish` removes what it no longer holds."""
+        listing: ListSink | None = None
+        resource_version = ""
+        async for page in self._rest.list_pages(
+            self._kind,
+            self._namespace,
+            label_selector=self._label_selector,
+            field_selector=self._field_selector,
+            limit=self._page_size,
+        ):
+            if page.first:
+                listing = self._sink.begin_list()
+            assert listing is not None  # every list starts with its first page
+            listing.add(page.items)
+            resource_version = page.resource_version
+            del page  # not held while the next page is read and decoded
+        assert listing is not None
+        RELISTS.labels(self._resource, self._relist_reason).inc()
+        listing.finish(resource_version)
+        self.resource_version = resource_version
 
     async def _watch(self) -> None:
         assert self.resource_version is not None

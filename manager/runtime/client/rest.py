@@ -49,6 +49,8 @@ class ListPage:
     items: list[dict[str, Any]]
     resource_version: str
     continue_token: str | None
+    first: bool = False
+    """The first page of a list (asked for without a continue token)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,9 +109,10 @@ class RestClient:
             items=body.get("items") or [],
             resource_version=str(list_meta.get("resourceVersion", "")),
             continue_token=list_meta.get("continue") or None,
+            first=not continue_token,
         )
 
-    async def list_all(
+    async def list_pages(
         self,
         kind: ResourceKind,
         namespace: str | None,
@@ -117,14 +120,14 @@ class RestClient:
         label_selector: str | None = None,
         field_selector: str | None = None,
         limit: int = PAGE_SIZE,
-    ) -> tuple[list[dict[str, Any]], str]:
-        """Every item, page by page, and the resourceVersion of the list as a whole.
+    ) -> AsyncIterator[ListPage]:
+        """The pages of one list, in order, each handed over before the next is asked for.
 
-        A continue token that expires mid-way (410) restarts the list from the first page: the
-        pages of one list are one snapshot, and mixing two snapshots would lose changes.
+        A continue token that expires mid-way (410) starts the list again from its first page
+        (`ListPage.first`): the pages of one list are one snapshot, so what a consumer took from
+        the abandoned attempt is superseded by the new one, never mixed with it.
         """
         while True:
-            items: list[dict[str, Any]] = []
             token: str | None = None
             try:
                 while True:
@@ -136,14 +139,39 @@ class RestClient:
                         label_selector=label_selector,
                         field_selector=field_selector,
                     )
-                    items.extend(page.items)
                     token = page.continue_token
+                    yield page
+                    del page  # not held while the next page is read and decoded
                     if token is None:
-                        return items, page.resource_version
+                        return
             except Gone:
                 if token is None:
-                    raise  # the first page itself failed: not a pagination problem
-                continue
+                    raise  # the first page itself failed: the resourceVersion, not the token
+
+    async def list_all(
+        self,
+        kind: ResourceKind,
+        namespace: str | None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        limit: int = PAGE_SIZE,
+    ) -> tuple[list[dict[str, Any]], str]:
+        """Every item, page by page, and the resourceVersion of the list as a whole."""
+        items: list[dict[str, Any]] = []
+        resource_version = ""
+        async for page in self.list_pages(
+            kind,
+            namespace,
+            label_selector=label_selector,
+            field_selector=field_selector,
+            limit=limit,
+        ):
+            if page.first:
+                items = []
+            items.extend(page.items)
+            resource_version = page.resource_version
+        return items, resource_version
 
     @contextlib.asynccontextmanager
     async def watch(
