@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -32,6 +29,7 @@ from e2e.support.webhooks import (
     create_rejection,
     graph,
     invalid_graph,
+    start_webhook_server,
     wait_until_webhook_denies,
 )
 from manager.runtime.client.aiohttp_transport import AiohttpTransport
@@ -57,30 +55,8 @@ def crds(kr8s_api: kr8s.Api) -> None:
 def standalone_server(tmp_path: Path) -> Iterator[tuple[int, bytes]]:
     """`dynamo-operator webhook-server` on 127.0.0.1; yields its port and CA."""
     port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from manager.app.cli import main; sys.exit(main())",
-            "webhook-server",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--cert-dir",
-            str(tmp_path),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    process = start_webhook_server(port, tmp_path)
     try:
-        assert process.stdout is not None
-        for line in process.stdout:
-            if re.search(r"serving https://127\.0\.0\.1:\d+", line):
-                break
-        else:
-            pytest.fail(f"webhook-server exited with {process.wait()} before serving")
         yield port, (tmp_path / "ca.crt").read_bytes()
     finally:
         process.terminate()

@@ -1,10 +1,15 @@
-"""Admission webhooks behind the test's apiserver: graphs only the webhook refuses, a URL-based
-ValidatingWebhookConfiguration for a server on 127.0.0.1, asking the apiserver whether it denies.
+"""Admission webhooks behind the test's apiserver: `dynamo-operator webhook-server` on
+127.0.0.1, graphs only the webhook refuses, a URL-based ValidatingWebhookConfiguration for such a
+server, asking the apiserver whether it denies.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import kr8s
@@ -17,6 +22,38 @@ ValidatingWebhookConfiguration = new_class(
     "ValidatingWebhookConfiguration", "admissionregistration.k8s.io/v1", namespaced=False
 )
 DynamoGraphDeployment = new_class("DynamoGraphDeployment", "nvidia.com/v1alpha1", namespaced=True)
+SERVER_STARTUP_TIMEOUT = 60.0
+
+
+def start_webhook_server(port: int, cert_dir: Path) -> subprocess.Popen[bytes]:
+    """`dynamo-operator webhook-server` on 127.0.0.1:`port`, its certificates (and CA,
+    `ca.crt`) in `cert_dir`, returned once it says it serves. Its output is appended to
+    `cert_dir/webhook-server.log`, a file, so nothing has to drain a pipe while it runs; a
+    restart in the same directory serves the same chain."""
+    cert_dir.mkdir(parents=True, exist_ok=True)
+    log = cert_dir / "webhook-server.log"
+    started = log.stat().st_size if log.exists() else 0
+    with log.open("ab") as output:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "manager.app.cli",
+                "webhook-server",
+                "--host=127.0.0.1",
+                f"--port={port}",
+                f"--cert-dir={cert_dir}",
+            ],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    deadline = time.monotonic() + SERVER_STARTUP_TIMEOUT
+    while b"serving https://" not in log.read_bytes()[started:]:
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"webhook-server did not serve: {log.read_text()[-2000:]}")
+        time.sleep(0.2)
+    return process
 
 
 def graph(namespace: str, name: str = "llm") -> dict[str, Any]:

@@ -11,8 +11,6 @@ server keeps its CA in its certificate directory, so a restart serves the same c
 from __future__ import annotations
 
 import subprocess
-import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -21,6 +19,7 @@ import anyio
 import anyio.to_thread
 
 from e2e.support.ports import free_port
+from e2e.support.webhooks import start_webhook_server
 from manager.runtime.client import RestClient
 from webhooks import (
     VALIDATING_WEBHOOK_CONFIGURATION,
@@ -31,7 +30,6 @@ from webhooks import (
 FailurePolicy = Literal["Fail", "Ignore"]
 RUN_LABEL = "dynamo-chaos-run"
 """The label on the run's namespaces the configuration selects."""
-STARTUP_TIMEOUT = 60.0
 
 
 @dataclass
@@ -83,35 +81,9 @@ class ChaosWebhook:
         )
 
     async def _serve(self) -> None:
-        self.process = await anyio.to_thread.run_sync(self._start_serving)
-
-    def _start_serving(self) -> subprocess.Popen[bytes]:
-        """Start the server and wait until it says it serves (its log is a file: nothing has
-        to drain a pipe while it runs)."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        log = self.directory / "webhook-server.log"
-        started = log.stat().st_size if log.exists() else 0
-        with log.open("ab") as output:
-            process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "manager.app.cli",
-                    "webhook-server",
-                    "--host=127.0.0.1",
-                    f"--port={self.port}",
-                    f"--cert-dir={self.directory}",
-                ],
-                stdout=output,
-                stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        while b"serving https://" not in log.read_bytes()[started:]:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise RuntimeError(f"webhook-server did not serve: {log.read_text()[-2000:]}")
-            time.sleep(0.2)
-        return process
+        self.process = await anyio.to_thread.run_sync(
+            start_webhook_server, self.port, self.directory
+        )
 
     async def _stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
