@@ -10,7 +10,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from manager.runtime.cache import Cache, Informer, InformerList
-from manager.runtime.client import RestClient
+from manager.runtime.client import RestClient, TransportError
 from manager.runtime.kinds import CONFIG_MAP
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -71,7 +71,11 @@ async def wait_until_converged(history: History, informer: Informer, rest: RestC
     """Poll until handlers and store agree with the server (a hang guard, not a timing check)."""
     with anyio.fail_after(CONVERGE_SECONDS):
         while True:
-            expected = await server_state(rest, informer.namespace or "")
+            try:
+                expected = await server_state(rest, informer.namespace or "")
+            except TransportError:  # a pooled connection the API server restart closed
+                await anyio.sleep(0.2)
+                continue
             cached = {
                 o["metadata"]["name"]: o["metadata"]["resourceVersion"]
                 for o in informer.store.list()
