@@ -245,9 +245,12 @@ def error_statuses(requests: Iterable[Request]) -> Counter[tuple[str, str, int |
     )
 
 
+WRITE_MESSAGES = ("applying", "writing status", "adding an owner")
+
+
 def write_reasons(log_path: Path, start: float, end: float) -> Counter[tuple[str, str, str]]:
     """(message, kind, first differing field with list indexes dropped) of the client's debug
-    lines "applying" / "writing status" between `start` and `end` (wall clock)."""
+    lines (`WRITE_MESSAGES`) between `start` and `end` (wall clock)."""
     reasons: Counter[tuple[str, str, str]] = Counter()
     for line in log_path.read_text(errors="replace").splitlines():
         try:
@@ -255,7 +258,7 @@ def write_reasons(log_path: Path, start: float, end: float) -> Counter[tuple[str
         except ValueError:
             continue
         message = record.get("msg")
-        if message not in ("applying", "writing status") or not isinstance(record, dict):
+        if message not in WRITE_MESSAGES or not isinstance(record, dict):
             continue
         stamp = _wall_time(str(record.get("ts") or ""))
         if stamp is None or not start <= stamp < end:

@@ -58,7 +58,7 @@ discoverable Services."""
 
 def build_discovery_service_account(namespace: str) -> JsonDict:
     """The account components run as; its owners are the graphs of the namespace (see
-    ``manager.runtime.ownership.apply_shared``), so it goes with the last of them."""
+    ``manager.runtime.ownership.SharedObjects``), so it goes with the last of them."""
     return {
         "apiVersion": "v1",
         "kind": "ServiceAccount",

@@ -7,7 +7,11 @@ deriving again from an unchanged world gives an equal status and the reconciler 
 """
 
 from dynamo_operator.status.builder_job import BuilderJobState, observe_builder_job
-from dynamo_operator.status.component_deployment import Unsupported, derive_component_status
+from dynamo_operator.status.component_deployment import (
+    Unsupported,
+    derive_component_status,
+    is_component_progress_only,
+)
 from dynamo_operator.status.conditions import (
     changed_condition,
     find_condition,
@@ -55,6 +59,7 @@ __all__ = [
     "dynamo_component_gate",
     "find_condition",
     "format_time",
+    "is_component_progress_only",
     "is_condition_true",
     "is_progress_only",
     "observe_builder_job",

@@ -15,7 +15,13 @@ from typing import Any, Protocol
 
 from dynamo_operator.api import ConditionStatus, ServiceComponentKind, nodes_per_replica
 from dynamo_operator.naming import component_pod_selector
-from dynamo_operator.status.conditions import JsonDict, Verdict, observed_status
+from dynamo_operator.status.conditions import (
+    JsonDict,
+    Verdict,
+    differs_only_in_progress,
+    is_condition_true,
+    observed_status,
+)
 from dynamo_operator.status.failure import StatusFailure
 from dynamo_operator.status.reasons import ConditionTypes
 from dynamo_operator.status.workloads import (
@@ -92,3 +98,13 @@ def derive_component_status(
     status["podSelector"] = component_pod_selector(str(metadata.get("name") or ""))
     status["service"] = readiness.summary
     return status
+
+
+def is_component_progress_only(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> bool:
+    """True when an unavailable component's ``new`` status differs from ``old`` at most in how
+    far it has got: its conditions' messages and the replica counts of ``service``. Becoming
+    available, a new reason and a new generation are more than progress; a first status saying
+    the component is not available yet is progress, from nothing to on its way."""
+    if is_condition_true(new.get("conditions"), ConditionTypes.AVAILABLE):
+        return False
+    return not old or differs_only_in_progress(old, new, ("service",))

@@ -123,3 +123,23 @@ def changed_condition(
     ):
         return None
     return new
+
+
+def differs_only_in_progress(
+    old: Mapping[str, Any] | None, new: Mapping[str, Any], progress_keys: Sequence[str]
+) -> bool:
+    """True when ``new`` equals ``old`` but for its conditions' messages and the top-level
+    ``progress_keys`` (replica counts): how far the object has got, not where it stands."""
+    return bool(old) and _without_progress(old or {}, progress_keys) == _without_progress(
+        new, progress_keys
+    )
+
+
+def _without_progress(status: Mapping[str, Any], progress_keys: Sequence[str]) -> JsonDict:
+    conditions = [
+        {key: value for key, value in condition.items() if key != "message"}
+        for condition in status.get("conditions") or ()
+    ]
+    skipped = {"conditions", *progress_keys}
+    rest = {key: value for key, value in status.items() if key not in skipped}
+    return {**rest, "conditions": conditions}

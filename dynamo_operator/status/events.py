@@ -47,9 +47,12 @@ def derive_transition_event(
     events: TransitionEvents,
     *,
     failed: bool,
+    announce_ready: bool = True,
 ) -> Event | None:
     """The Event for going from `old_status` to `new_status`, or None when there is none.
-    `failed`: the new status reports a failure (invalid spec, reconcile error)."""
+    `failed`: the new status reports a failure (invalid spec, reconcile error);
+    `announce_ready`: False when another object's Event says it (a graph's, for its
+    components), so becoming ready makes none here."""
     changed = changed_condition(old_status, new_status, events.condition)
     if changed is None:
         return None
@@ -57,6 +60,8 @@ def derive_transition_event(
     reason = events.event_reasons.get(reason, reason)
     message = str(changed.get("message") or "")
     if changed.get("status") == "True":
+        if not announce_ready:
+            return None
         return Event("Normal", events.ready_reason or reason, events.ready_message or message)
     was_true = is_condition_true((old_status or {}).get("conditions"), events.condition)
     if not (events.warn_while_waiting or failed or was_true):

@@ -17,7 +17,13 @@ from typing import Any
 
 from dynamo_operator.api import ConditionStatus, GraphDeploymentState
 from dynamo_operator.naming import component_deployment_name
-from dynamo_operator.status.conditions import JsonDict, Verdict, find_condition, observed_status
+from dynamo_operator.status.conditions import (
+    JsonDict,
+    Verdict,
+    differs_only_in_progress,
+    find_condition,
+    observed_status,
+)
 from dynamo_operator.status.failure import StatusFailure
 from dynamo_operator.status.reasons import (
     ALL_RESOURCES_READY_MESSAGE,
@@ -133,19 +139,11 @@ def derive_graph_status(
     return status
 
 
-def _without_progress(status: Mapping[str, Any]) -> dict[str, Any]:
-    conditions = [
-        {key: value for key, value in condition.items() if key != "message"}
-        for condition in status.get("conditions") or ()
-    ]
-    rest = {key: value for key, value in status.items() if key not in ("conditions", "services")}
-    return {**rest, "conditions": conditions}
-
-
 def is_progress_only(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> bool:
     """True when a pending graph's ``new`` status differs from ``old`` at most in how far it has
     got: the ``Ready`` message and the per-service replica counts. State, observed generation
-    and the condition's status and reason are the same."""
-    if not old or new.get("state") != GraphDeploymentState.PENDING.value:
+    and the condition's status and reason are the same. A first status saying the graph is
+    pending is progress too: from nothing to on its way."""
+    if new.get("state") != GraphDeploymentState.PENDING.value:
         return False
-    return _without_progress(old) == _without_progress(new)
+    return not old or differs_only_in_progress(old, new, ("services",))

@@ -67,8 +67,8 @@ if _TYPE_CHECKING:
     from manager.runtime.namespace_claims import ClaimAware, NamespaceClaims, lease_expiry
     from manager.runtime.ownership import (
         ChildChanges,
+        SharedObjects,
         apply_each,
-        apply_shared,
         is_controlled_by,
         is_namespace_terminating,
         sync_children,
@@ -86,6 +86,7 @@ if _TYPE_CHECKING:
         or_,
     )
     from manager.runtime.process_owner import ProcessOwner, owned_metadata
+    from manager.runtime.progress import ProgressThrottle
 
 __all__ = [
     "BUILT_IN_KINDS",
@@ -136,15 +137,16 @@ __all__ = [
     "NamespaceClaims",
     "Predicate",
     "ProcessOwner",
+    "ProgressThrottle",
     "RealClock",
     "RequiredKinds",
     "ResourceKind",
     "ResourceVersionChanged",
     "Runnable",
     "ServedApis",
+    "SharedObjects",
     "and_",
     "apply_each",
-    "apply_shared",
     "configure_logging",
     "enqueue_for_object",
     "enqueue_for_owner",

@@ -42,8 +42,8 @@ from manager.runtime.logging import get_logger
 
 __all__ = [
     "ChildChanges",
+    "SharedObjects",
     "apply_each",
-    "apply_shared",
     "is_controlled_by",
     "is_namespace_terminating",
     "sync_children",
@@ -157,29 +157,88 @@ async def apply_each(
     return created
 
 
-async def apply_shared(
-    client: Client, reader: CacheReader, desired: Mapping[str, Any], owner: Mapping[str, Any]
-) -> tuple[Mapping[str, Any], bool]:
-    """Apply an object several owners share, with `owner` (an owner reference: apiVersion, kind,
-    name, uid) among its owners: the object as it is now, and whether this call created it.
+class SharedObjects:
+    """Objects several owners share (the namespace's discovery account, say), applied with
+    every owner among their owner references, so the garbage collector removes each with the
+    last of its owners, and the reference of each owner deleted before.
 
-    The owners it already has are kept (none is a controller), so the garbage collector removes
-    it with the last of them, and removes the reference of each owner deleted before. Only an
-    owner missing from the list, or a change of the object, makes a write.
+    The object is applied when it is missing or differs (its digest leaves the owners out);
+    an owner it lacks is added alone, with a strategic merge patch that keeps every other
+    reference, so owners added side by side from a cache that lags never remove each other.
+    One owner's components are applied side by side too: calls for one object take turns,
+    and each compares with the newer of the cache and the last answer, so an owner already
+    added is not added again while the cache catches up.
     """
-    kind = client.kind_of(desired)
-    metadata = desired["metadata"]
-    live = reader.get(kind, metadata.get("namespace"), metadata["name"])
-    live = live if reader.has_synced(kind) else None
-    owners = list(((live or {}).get("metadata") or {}).get("ownerReferences") or ())
-    if all(ref.get("uid") != owner["uid"] for ref in owners):
-        owners.append({key: owner[key] for key in ("apiVersion", "kind", "name", "uid")})
-    shared = {**desired, "metadata": {**metadata, "ownerReferences": owners}}
-    written = await client.apply_if_changed(shared, live)
-    if written is not None:
+
+    def __init__(self, client: Client, reader: CacheReader) -> None:
+        self._client = client
+        self._reader = reader
+        self._turns: dict[tuple[str, str | None, str], anyio.Lock] = {}
+        self._written: dict[tuple[str, str | None, str], Mapping[str, Any]] = {}
+        """The server's last answer per object, until the cache holds it or a newer version."""
+
+    async def apply(
+        self, desired: Mapping[str, Any], owner: Mapping[str, Any]
+    ) -> tuple[Mapping[str, Any], bool]:
+        """Apply `desired` with `owner` (an object's apiVersion, kind, name, uid) among its
+        owners: the object as it is now, and whether this call created it."""
+        kind = self._client.kind_of(desired)
+        metadata = desired["metadata"]
+        key = (kind.kind, metadata.get("namespace"), metadata["name"])
+        turn = self._turns.setdefault(key, anyio.Lock())
+        try:
+            async with turn:
+                return await self._apply(kind, key, desired, owner)
+        finally:
+            idle = not turn.locked() and not turn.statistics().tasks_waiting
+            if idle and self._turns.get(key) is turn:
+                del self._turns[key]  # namespaces come and go: keep only turns in use
+
+    async def _apply(
+        self,
+        kind: ResourceKind,
+        key: tuple[str, str | None, str],
+        desired: Mapping[str, Any],
+        owner: Mapping[str, Any],
+    ) -> tuple[Mapping[str, Any], bool]:
+        live = await self._live(kind, key)
+        reference = {field: owner[field] for field in ("apiVersion", "kind", "name", "uid")}
+        owners = list(((live or {}).get("metadata") or {}).get("ownerReferences") or ())
+        missing = all(ref.get("uid") != reference["uid"] for ref in owners)
+        metadata = {k: v for k, v in desired["metadata"].items() if k != "ownerReferences"}
+        written = await self._client.apply_if_changed(
+            {**desired, "metadata": metadata},
+            live,
+            owners=[*owners, reference] if missing else owners,
+        )
+        if written is None and live is not None and missing:
+            written = await self._client.add_owner(live, reference)
+        if written is None:
+            assert live is not None  # nothing written: the live object had everything
+            return live, False
+        self._written[key] = written
         return written, live is None
-    assert live is not None  # nothing written: the live object had everything
-    return live, False
+
+    async def _live(
+        self, kind: ResourceKind, key: tuple[str, str | None, str]
+    ) -> Mapping[str, Any] | None:
+        """The newer of the cached object and the last answer. Without a cached copy the
+        answer may be one the cache has not seen yet, or the object was deleted since: the
+        server says which."""
+        _, namespace, name = key
+        cached = self._reader.get(kind, namespace, name) if self._reader.has_synced(kind) else None
+        written = self._written.pop(key, None)
+        if written is None:
+            return cached
+        if cached is None:
+            try:
+                return await self._client.rest.get(kind, namespace, name)
+            except NotFound:
+                return None
+        if (_version(cached) or 0) >= (_version(written) or 0):
+            return cached
+        self._written[key] = written
+        return written
 
 
 @dataclass

@@ -18,7 +18,7 @@ through discovery at start-up; built-in kinds are always there.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from manager.runtime.client.apply import (
@@ -90,9 +90,14 @@ class Client:
         desired: Mapping[str, Any],
         live: Mapping[str, Any] | None,
         field_manager: str | None = None,
+        *,
+        owners: Sequence[Mapping[str, Any]] | None = None,
     ) -> dict[str, Any] | None:
         """Apply `desired` unless `live` already matches it: the server's answer when a write was
-        made (fresher than the cache, which lags it), None when nothing was sent."""
+        made (fresher than the cache, which lags it), None when nothing was sent.
+
+        `owners`: owner references applied with `desired` but left out of its digest and of the
+        compare (an object several owners share gains them one at a time: `add_owner`)."""
         if "status" in desired:
             raise ValueError(
                 f"apply_if_changed got a {desired.get('kind')} with a status: the main resource "
@@ -103,7 +108,23 @@ class Client:
         if difference is None:
             return None
         _log_write("applying", desired, difference)
+        if owners is not None:
+            desired = {**desired, "metadata": {**desired["metadata"], "ownerReferences": owners}}
         return await self.apply(desired, field_manager=field_manager)
+
+    async def add_owner(self, live: Mapping[str, Any], owner: Mapping[str, Any]) -> dict[str, Any]:
+        """Add one owner reference to `live`'s, keeping the others whatever the cache knew of
+        them (a strategic merge patch: the server merges ownerReferences by uid)."""
+        _log_write("adding an owner", live, "metadata.ownerReferences")
+        metadata = live["metadata"]
+        return await self.rest.merge_patch(
+            self.kind_of(live),
+            metadata.get("namespace"),
+            metadata["name"],
+            {"metadata": {"ownerReferences": [dict(owner)]}},
+            field_manager=self.identity.field_manager,
+            strategic=True,
+        )
 
     async def apply_status_if_changed(
         self, desired_status: Mapping[str, Any], live: Mapping[str, Any]

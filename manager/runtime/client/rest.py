@@ -40,6 +40,7 @@ WatchEventType = Literal["ADDED", "MODIFIED", "DELETED", "BOOKMARK"]
 
 APPLY_CONTENT_TYPE = "application/apply-patch+yaml"  # JSON is valid YAML
 MERGE_PATCH_CONTENT_TYPE = "application/merge-patch+json"
+STRATEGIC_MERGE_PATCH_CONTENT_TYPE = "application/strategic-merge-patch+json"
 JSON_PATCH_CONTENT_TYPE = "application/json-patch+json"
 JSON_CONTENT_TYPE = "application/json"
 
@@ -264,13 +265,19 @@ class RestClient:
         *,
         field_manager: str,
         subresource: str | None = None,
+        strategic: bool = False,
     ) -> dict[str, Any]:
+        """RFC 7386 merge patch; `strategic`: Kubernetes' strategic merge patch instead (built-in
+        kinds only), which merges lists with a merge key (ownerReferences by uid) instead of
+        replacing them."""
         return await self._call(
             "PATCH",
             kind.object_path(namespace, name, subresource),
             params={"fieldManager": field_manager},
             body=orjson.dumps(patch),
-            content_type=MERGE_PATCH_CONTENT_TYPE,
+            content_type=STRATEGIC_MERGE_PATCH_CONTENT_TYPE
+            if strategic
+            else MERGE_PATCH_CONTENT_TYPE,
         )
 
     async def json_patch(

@@ -9,7 +9,11 @@ import pytest
 from dynamo_operator.api import DynamoComponentDeploymentStatus
 from dynamo_operator.builders import BuildContext, MultinodeUnsupported, build_component_children
 from dynamo_operator.settings import OperatorSettings
-from dynamo_operator.status import StatusFailure, derive_component_status
+from dynamo_operator.status import (
+    StatusFailure,
+    derive_component_status,
+    is_component_progress_only,
+)
 from tests.dynamo_operator.builders.factories import dcd_model
 from tests.dynamo_operator.status.golden import (
     assert_no_unknown_fields,
@@ -107,3 +111,37 @@ def test_a_dcd_without_generation_gets_no_observed_generation() -> None:
     status = derive(case_input)
     assert "observedGeneration" not in status
     assert all("observedGeneration" not in condition for condition in status["conditions"])
+
+
+def ready_replicas(case_input: dict[str, Any], ready: int) -> dict[str, Any]:
+    """The case's Deployment with `ready` of its 2 replicas ready (available when both are)."""
+    changed = copy.deepcopy(case_input)
+    status = changed["workloads"][0]["status"]
+    status["readyReplicas"] = status["availableReplicas"] = ready
+    if ready < 2:
+        status["conditions"][0].update(status="False", reason="MinimumReplicasUnavailable")
+    return changed
+
+
+def test_an_unavailable_component_moving_forward_is_progress_only() -> None:
+    case_input = load_input("component", "deployment-ready")
+    none_ready = derive(ready_replicas(case_input, 0))
+    case_input["dcd"]["status"] = none_ready
+    one_ready = derive(ready_replicas(case_input, 1))
+    assert one_ready != none_ready
+    assert is_component_progress_only(none_ready, one_ready)
+
+
+def test_becoming_available_or_a_new_generation_is_more_than_progress() -> None:
+    case_input = load_input("component", "deployment-ready")
+    one_ready = derive(ready_replicas(case_input, 1))
+    case_input["dcd"]["status"] = one_ready
+    assert not is_component_progress_only(one_ready, derive(ready_replicas(case_input, 2)))
+    case_input["dcd"]["metadata"]["generation"] += 1
+    assert not is_component_progress_only(one_ready, derive(ready_replicas(case_input, 1)))
+
+
+def test_a_first_status_is_progress_until_the_component_is_available() -> None:
+    case_input = load_input("component", "deployment-ready")
+    assert is_component_progress_only(None, derive(ready_replicas(case_input, 1)))
+    assert not is_component_progress_only(None, derive(ready_replicas(case_input, 2)))

@@ -32,6 +32,16 @@ def test_becoming_ready_is_a_normal_event_with_the_kinds_reason() -> None:
     assert event == Event("Normal", "Ready", "up")
 
 
+def test_becoming_ready_another_object_announces_makes_no_event_but_warnings_stay() -> None:
+    up, down = status("True", "AllGood", "up"), status("False", "Crashing", "down")
+
+    assert (
+        derive_transition_event(down, up, WAITING_KIND, failed=False, announce_ready=False) is None
+    )
+    warning = derive_transition_event(up, down, WAITING_KIND, failed=False, announce_ready=False)
+    assert warning == Event("Warning", "Crashing", "down")
+
+
 @pytest.mark.parametrize(
     ("old", "failed", "expected"),
     [

@@ -139,4 +139,12 @@ def test_a_change_of_state_generation_or_reason_is_more_than_progress(
         new.update(change)
 
     assert not is_progress_only(old, new)
-    assert not is_progress_only(None, new), "a first status is never held back"
+
+
+def test_a_first_status_is_progress_while_pending_only() -> None:
+    """From nothing to on its way: held back a little, so a graph that converges at once is
+    written once; a first status saying it converged or failed is written at once."""
+    new = pending("Resources not ready: w: 1 of 2 replicas available", ready=1)
+    assert is_progress_only(None, new)
+    assert not is_progress_only(None, {**new, "state": "successful"})
+    assert not is_progress_only(None, {**new, "state": "failed"})

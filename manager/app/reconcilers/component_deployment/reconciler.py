@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from dynamo_operator.api import DynamoComponentDeployment
+from dynamo_operator.api import KIND_GRAPH_DEPLOYMENT, DynamoComponentDeployment
 from dynamo_operator.builders import (
     BuildContext,
     BuildError,
@@ -43,6 +43,7 @@ from dynamo_operator.status import (
     derive_component_status,
     derive_transition_event,
     dynamo_component_gate,
+    is_component_progress_only,
 )
 from dynamo_operator.validation import validate_create
 from manager.runtime.cache import CacheReader
@@ -52,12 +53,13 @@ from manager.runtime.events import EventRecorder
 from manager.runtime.kinds import POD, SECRET, SERVICE, SERVICE_ACCOUNT, ResourceKind
 from manager.runtime.ownership import (
     ChildChanges,
+    SharedObjects,
     apply_each,
-    apply_shared,
     is_controlled_by,
     is_namespace_terminating,
     sync_children,
 )
+from manager.runtime.progress import ProgressThrottle
 
 __all__ = [
     "ComponentDeploymentReconciler",
@@ -79,6 +81,10 @@ class ComponentKinds:
     """Where a DCD naming a built artifact without an image of its own finds that image."""
 
 
+PROGRESS_FIRST, PROGRESS_CAP = timedelta(seconds=5), timedelta(seconds=30)
+"""The spacing of an unavailable component's progress writes (a message, replica counts):
+while many components start, those would be most of the writes (`manager.runtime.progress`,
+as for graphs)."""
 EVENTS = TransitionEvents(
     ConditionTypes.AVAILABLE,
     ready_reason="Ready",
@@ -104,6 +110,8 @@ class ComponentDeploymentReconciler:
         self._kinds = kinds
         self._settings = settings
         self._now = now
+        self._progress = ProgressThrottle(PROGRESS_FIRST, PROGRESS_CAP)
+        self._shared = SharedObjects(client, reader)
 
     async def reconcile(self, request: Request) -> Result | None:
         dcd = self._reader.get(self._kinds.component, request.namespace, request.name)
@@ -111,8 +119,7 @@ class ComponentDeploymentReconciler:
             return None  # garbage collection removes the children
         validation = validate_create(dcd)
         if not validation.allowed:
-            await self._report(dcd, failure=StatusFailure.invalid(validation))
-            return None
+            return await self._report(dcd, failure=StatusFailure.invalid(validation))
         model = validation.model(DynamoComponentDeployment)
         if awaited := awaited_dynamo_component(model):
             built = self._reader.get(self._kinds.dynamo_component, request.namespace, awaited)
@@ -120,8 +127,7 @@ class ComponentDeploymentReconciler:
             if gate.image is None:
                 waiting = StatusFailure(Reasons.DYNAMO_COMPONENT_NOT_READY, str(gate.waiting))
                 failure, failed = gate.failure or waiting, gate.failure is not None
-                await self._report(dcd, failure=failure, failed=failed)
-                return None
+                return await self._report(dcd, failure=failure, failed=failed)
             model = on_built_image(model, gate.image)
         context = BuildContext(
             settings=self._settings(),
@@ -148,8 +154,7 @@ class ComponentDeploymentReconciler:
         except (BuildError, Invalid, BadRequest) as error:
             # The spec passed our rules but cannot be built or is refused by the API server:
             # the user has to change it, so report it and wait for that change.
-            await self._report(dcd, failure=StatusFailure.reconcile_error(str(error)))
-            return None
+            return await self._report(dcd, failure=StatusFailure.reconcile_error(str(error)))
         changes.announce(self._recorder, dcd)
         workloads = [
             live
@@ -157,8 +162,9 @@ class ComponentDeploymentReconciler:
             if (live := self._live(obj, request.namespace, changes)) is not None
         ]
         pods = self._reader.list(POD, request.namespace, labels={Labels.SELECTOR: request.name})
-        await self._report(dcd, workloads=workloads, pods=pods, unsupported=children.unsupported)
-        return None
+        return await self._report(
+            dcd, workloads=workloads, pods=pods, unsupported=children.unsupported
+        )
 
     async def _ensure_discovery_access(
         self, dcd: Mapping[str, Any], settings: OperatorSettings
@@ -169,11 +175,8 @@ class ComponentDeploymentReconciler:
         if settings.discovery_backend != "kubernetes":
             return []
         namespace = dcd["metadata"]["namespace"]
-        account, created = await apply_shared(
-            self._client,
-            self._reader,
-            build_discovery_service_account(namespace),
-            discovery_owner(dcd),
+        account, created = await self._shared.apply(
+            build_discovery_service_account(namespace), discovery_owner(dcd)
         )
         names = [f"ServiceAccount/{account['metadata']['name']}"] if created else []
         access = build_discovery_access(namespace, account)
@@ -228,18 +231,37 @@ class ComponentDeploymentReconciler:
 
     async def _report(
         self, dcd: Mapping[str, Any], *, failed: bool | None = None, **derive: Any
-    ) -> None:
+    ) -> Result | None:
         """Write the derived status; ``failed`` (default: a failure was given) makes the
-        transition's Event a Warning."""
-        status = derive_component_status(dcd, derive.pop("workloads", ()), self._now(), **derive)
-        try:
-            await self._client.apply_status_if_changed(status, dcd)
-        except NotFound:
-            return  # deleted since the cache read it (its namespace too, maybe): nothing to report
+        transition's Event a Warning. Progress alone, within the interval of the component's
+        last write, waits for the rest of it (a requeue)."""
+        now, metadata = self._now(), dcd["metadata"]
+        status = derive_component_status(dcd, derive.pop("workloads", ()), now, **derive)
         if failed is None:
             failed = derive.get("failure") is not None
-        if event := derive_transition_event(dcd.get("status"), status, EVENTS, failed=failed):
+        uid, created = metadata["uid"], metadata.get("creationTimestamp")
+        progress_only = not failed and is_component_progress_only(dcd.get("status"), status)
+        if progress_only and (wait := self._progress.wait(uid, now, created=created)):
+            return Result(requeue_after=wait)
+        try:
+            if await self._client.apply_status_if_changed(status, dcd):
+                self._progress.written(uid, now, progress=progress_only)
+        except NotFound:
+            return None  # deleted since the cache read it (its namespace too, maybe)
+        if event := derive_transition_event(
+            dcd.get("status"), status, EVENTS, failed=failed, announce_ready=not _of_a_graph(dcd)
+        ):
             self._recorder.event(dcd, event.type, event.reason, event.message)
+        return None
+
+
+def _of_a_graph(dcd: Mapping[str, Any]) -> bool:
+    """A graph's component: its graph's Ready Event says when all of them are (one Event per
+    graph instead of one per component; the component's warnings are its own)."""
+    return any(
+        ref.get("kind") == KIND_GRAPH_DEPLOYMENT and ref.get("controller")
+        for ref in dcd["metadata"].get("ownerReferences") or ()
+    )
 
 
 def discovery_access_requests(

@@ -9,11 +9,14 @@ missing and never updated, and no graph owns them, so deleting the graph keeps t
 the status from the cached DCDs, write it once if it changed, and emit an Event only on a
 transition.
 
-Progress is written at most every `PROGRESS_INTERVAL` per graph: while a graph is pending, each
+Progress is spaced out per graph (`manager.runtime.progress`): while a graph is pending, each
 of its components moving a replica forward changes the `Ready` message and the replica counts,
 and writing each of those would be most of the operator's writes while many graphs converge. A
-status that differs only in progress (same state, reason, generation) within the interval of
-the graph's last write waits for the rest of it (a requeue, so the latest progress is written).
+status that differs only in progress (same state, reason, generation) waits until the graph's
+last write is `PROGRESS_FIRST` old, then twice that after each progress write, up to
+`PROGRESS_CAP` (a requeue, so the latest progress is written); a first status saying the graph
+is pending waits until the graph is `PROGRESS_FIRST` old, so a graph that converges by then
+gets one status write.
 
 No finalizer: garbage collection deletes the DCDs and their children, and a namespace deletion
 never waits for a stopped operator.
@@ -21,7 +24,6 @@ never waits for a stopped operator.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -53,11 +55,12 @@ from manager.runtime.controller import Request, Result
 from manager.runtime.events import EventRecorder
 from manager.runtime.kinds import PERSISTENT_VOLUME_CLAIM, ResourceKind
 from manager.runtime.ownership import ChildChanges, apply_each, sync_children
+from manager.runtime.progress import ProgressThrottle
 
 __all__ = ["GraphDeploymentReconciler", "GraphKinds"]
 
 READY = ConditionTypes.READY
-PROGRESS_INTERVAL = timedelta(seconds=5)
+PROGRESS_FIRST, PROGRESS_CAP = timedelta(seconds=5), timedelta(seconds=30)
 ARTIFACT_RETRY = 30.0
 """Seconds before asking the API store again for an artifact it could not give."""
 EVENTS = TransitionEvents(READY, ready_reason="Ready", warn_while_waiting=False)
@@ -90,9 +93,7 @@ class GraphDeploymentReconciler:
         self._planner_cluster_role_name = planner_cluster_role_name
         self._now = now
         self._artifacts = artifacts
-        self._status_written: OrderedDict[str, datetime] = OrderedDict()
-        """When each graph's status was last written (by uid, oldest first), for the
-        progress interval; entries older than it are dropped."""
+        self._progress = ProgressThrottle(PROGRESS_FIRST, PROGRESS_CAP)
 
     async def reconcile(self, request: Request) -> Result | None:
         dgd = self._reader.get(self._kinds.graph, request.namespace, request.name)
@@ -197,28 +198,16 @@ class GraphDeploymentReconciler:
         status = derive_graph_status(
             dgd, self._components(dgd, changes), now, failure=failure, waiting=waiting
         )
-        uid = dgd["metadata"]["uid"]
-        if is_progress_only(dgd.get("status"), status) and (wait := self._progress_wait(uid, now)):
+        uid, created = dgd["metadata"]["uid"], dgd["metadata"].get("creationTimestamp")
+        progress_only = is_progress_only(dgd.get("status"), status)
+        if progress_only and (wait := self._progress.wait(uid, now, created=created)):
             return Result(requeue_after=wait)
         try:
             if await self._client.apply_status_if_changed(status, dgd):
-                self._remember_write(uid, now)
+                self._progress.written(uid, now, progress=progress_only)
         except NotFound:
             return None  # deleted since the cache read it (its namespace too, maybe)
         failed = failure is not None
         if event := derive_transition_event(dgd.get("status"), status, EVENTS, failed=failed):
             self._recorder.event(dgd, event.type, event.reason, event.message)
         return None
-
-    def _progress_wait(self, uid: str, now: datetime) -> float:
-        """Seconds until progress may be written again (0: now)."""
-        written = self._status_written.get(uid)
-        if written is None:
-            return 0.0
-        return max(0.0, (written + PROGRESS_INTERVAL - now).total_seconds())
-
-    def _remember_write(self, uid: str, now: datetime) -> None:
-        self._status_written.pop(uid, None)
-        self._status_written[uid] = now
-        while next(iter(self._status_written.values())) + PROGRESS_INTERVAL <= now:
-            self._status_written.popitem(last=False)

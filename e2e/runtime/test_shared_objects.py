@@ -1,0 +1,116 @@
+"""An object several owners share, against a real kube-apiserver: owners added side by side from
+a cache that lags all end up among its owner references, each with one write, and a shared
+object deleted by hand is made again."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import pytest
+
+from e2e.runtime.test_client_apply import IDENTITY, CountingTransport
+from e2e.support.polling import eventually
+from manager.runtime.cache import Cache
+from manager.runtime.client import Client, RestClient
+from manager.runtime.client.aiohttp_transport import AiohttpTransport
+from manager.runtime.kinds import CONFIG_MAP, SERVICE_ACCOUNT
+from manager.runtime.ownership import SharedObjects
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+OWNERS = 12
+CALLS_PER_OWNER = 3
+"""A graph's components each make sure the account is theirs, side by side."""
+
+
+@pytest.fixture
+async def counted(api: Any) -> AsyncIterator[CountingTransport]:
+    transport = CountingTransport(AiohttpTransport(api, user_agent=IDENTITY.user_agent))
+    yield transport
+    await transport.aclose()
+
+
+@pytest.fixture
+async def cache(api: Any, namespace: str) -> AsyncIterator[Cache]:
+    cache = Cache(api, namespace=namespace)
+    async with anyio.create_task_group() as tg:
+        await tg.start(cache.run)
+        await cache.get_informer(SERVICE_ACCOUNT).wait_for_sync()
+        yield cache
+        tg.cancel_scope.cancel()
+
+
+def account(namespace: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": {"name": "shared", "namespace": namespace, "labels": {"app": "shared"}},
+    }
+
+
+async def owners(rest: RestClient, namespace: str) -> list[dict[str, Any]]:
+    """Real objects: the garbage collector would delete an account whose owners do not exist."""
+    made = []
+    for index in range(OWNERS):
+        config_map = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": f"owner-{index}", "namespace": namespace},
+        }
+        made.append(await rest.create(CONFIG_MAP, config_map, field_manager="e2e"))
+    return made
+
+
+def account_writes(counted: CountingTransport) -> list[tuple[str, str]]:
+    return [
+        (method, path)
+        for method, path in counted.requests
+        if method != "GET" and "/serviceaccounts" in path
+    ]
+
+
+async def test_owners_added_side_by_side_are_all_kept_with_one_write_each(
+    counted: CountingTransport, cache: Cache, namespace: str
+) -> None:
+    client = Client(RestClient(counted), IDENTITY)
+    shared = SharedObjects(client, cache.reader)
+    made = await owners(client.rest, namespace)
+
+    async with anyio.create_task_group() as group:
+        for owner in made * CALLS_PER_OWNER:
+            reference = {"apiVersion": "v1", "kind": "ConfigMap", **owner["metadata"]}
+            group.start_soon(shared.apply, account(namespace), reference)
+
+    live = await client.rest.get(SERVICE_ACCOUNT, namespace, "shared")
+    kept = sorted(ref["name"] for ref in live["metadata"]["ownerReferences"])
+    assert kept == sorted(owner["metadata"]["name"] for owner in made)
+    assert len(account_writes(counted)) == OWNERS, "one create, then one write per new owner"
+
+
+async def test_a_shared_object_deleted_by_hand_is_made_again(
+    counted: CountingTransport, cache: Cache, namespace: str
+) -> None:
+    client = Client(RestClient(counted), IDENTITY)
+    shared = SharedObjects(client, cache.reader)
+    owner = (await owners(client.rest, namespace))[0]
+    reference = {"apiVersion": "v1", "kind": "ConfigMap", **owner["metadata"]}
+    _, created = await shared.apply(account(namespace), reference)
+    assert created
+
+    await client.delete(SERVICE_ACCOUNT, namespace, "shared")
+
+    async def gone_from_cache() -> bool:  # a reconciler runs on the deletion the cache has seen
+        return cache.reader.get(SERVICE_ACCOUNT, namespace, "shared") is None
+
+    await eventually("the cache to see the deletion", gone_from_cache, within=30, interval=0.05)
+    remade, created = await shared.apply(account(namespace), reference)
+
+    assert created, "the last answer the caller remembers is not taken for the live object"
+    assert [ref["uid"] for ref in remade["metadata"]["ownerReferences"]] == [
+        owner["metadata"]["uid"]
+    ]
+    assert (await client.rest.get(SERVICE_ACCOUNT, namespace, "shared"))["metadata"]["uid"] == (
+        remade["metadata"]["uid"]
+    )

@@ -1,0 +1,75 @@
+"""Progress-only status writes spaced out per object: the interval doubles, up to a cap.
+
+While many objects converge, each of their children moving a replica forward changes a
+progress message, and writing every one of those would be most of a controller's writes. A
+reconciler that finds a status differing only in progress asks `wait` how long until the
+object's last write is old enough: 0 means write now; otherwise it requeues after that long,
+so the latest progress is still written (level-based: the later pass derives it again).
+
+The interval after a progress write is twice the one before, from `first` up to `cap`: an
+object that takes minutes to start (images pulled, a model loaded) has its progress written a
+few times early and then every `cap`, not every few seconds for minutes. A status that changes
+more than progress is written at once and starts the doubling over.
+
+An object's first status counts as progress too when it only says the object is on its way:
+written within `first` of the object's creation, it would be followed at once by the one saying
+it got there, so it waits for the rest of that interval (what the object shows until then is
+what it showed before its controller saw it: no status). The creation time comes from the
+object, so this holds across restarts; no first status waits longer than `first` (nor at all
+when the API server's clock is ahead of ours).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from datetime import datetime, timedelta
+from typing import NamedTuple
+
+__all__ = ["ProgressThrottle"]
+
+
+class _Written(NamedTuple):
+    at: datetime
+    interval: timedelta
+    """How long progress waits after this write."""
+
+
+class ProgressThrottle:
+    def __init__(self, first: timedelta, cap: timedelta) -> None:
+        self.first = first
+        self.cap = cap
+        self._written: OrderedDict[str, _Written] = OrderedDict()
+        """Each object's last status write (by uid, oldest first). Entries older than `cap`
+        are dropped: no interval is longer, and after that long the doubling starts over."""
+
+    def wait(self, uid: str, now: datetime, *, created: str | None = None) -> float:
+        """Seconds until progress of object `uid` may be written (0: now). `created`: its
+        `metadata.creationTimestamp`, the start of the first interval when nothing was
+        written since this process started."""
+        last = self._written.get(uid)
+        if last is None:
+            creation = _parse_time(created)
+            if creation is None or creation > now:
+                return 0.0  # a clock behind the API server's must not hold a status back longer
+            last = _Written(creation, self.first)
+        return max(0.0, (last.at + last.interval - now).total_seconds())
+
+    def written(self, uid: str, now: datetime, *, progress: bool) -> None:
+        """Object `uid`'s status was written at `now`; `progress`: only its progress changed,
+        so the next progress waits twice as long as the last did (a first status, `first`)."""
+        last = self._written.pop(uid, None)
+        before = last.interval if last else self.first  # a first status waited `first` already
+        interval = min(self.cap, before * 2) if progress else self.first
+        self._written[uid] = _Written(now, interval)
+        while next(iter(self._written.values())).at + self.cap <= now:
+            self._written.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._written)
+
+
+def _parse_time(text: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text) if text else None
+    except ValueError:
+        return None
