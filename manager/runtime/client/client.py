@@ -32,7 +32,7 @@ from manager.runtime.client.apply import (
 from manager.runtime.client.errors import NotFound
 from manager.runtime.client.kind_registry import KindRegistry
 from manager.runtime.client.rest import PropagationPolicy, RestClient
-from manager.runtime.client.written import WrittenStatuses
+from manager.runtime.client.written import WrittenStatuses, status_digest
 from manager.runtime.identity import Identity
 from manager.runtime.kinds import ResourceKind
 from manager.runtime.logging import get_logger
@@ -147,18 +147,26 @@ class Client:
 
         The cache lags the client's own writes: right after a status write, `live` may still hold
         the status from before it. Comparing with that could skip a write the server needs (the
-        desired status equals the old one but not the one just written), so the status this
-        client last wrote is remembered until the cache has caught up with it, and compared with
-        instead of the stale one. The write is not guarded by the object's
+        desired status equals the old one but not the one just written), so a digest of the
+        status this client last wrote is remembered until the cache has caught up with it: while
+        the cache is behind, a desired status equal to that one needs no write and any other
+        does. The write is not guarded by the object's
         uid (the server ignores metadata sent to `/status`): a status computed for a deleted
         object could land on a new one of the same name, whose own reconcile then corrects it.
         """
-        live_status = self._written_statuses.freshest(live)
-        difference = find_status_difference(desired_status, live_status)
+        live_status = live.get("status") or {}
+        pruned = prune_none(desired_status)
+        written_since = self._written_statuses.written_since(live)
+        if written_since is None:
+            difference = find_status_difference(desired_status, live_status)
+        elif written_since == status_digest(pruned):
+            difference = None  # what this client wrote last, which the cache has not seen yet
+        else:
+            difference = "(other than the status written since the cache read it)"
         if difference is None:
             return False
         _log_write("writing status", live, difference)
-        desired_status = prune_none(desired_status)
+        desired_status = pruned
         if status_cleanup_patch(desired_status, live_status):
             written = await self._merge_patch_status(
                 live, status_merge_patch(desired_status, live_status)
@@ -168,7 +176,7 @@ class Client:
         if leftovers := status_cleanup_patch(desired_status, written.get("status") or {}):
             _log_write("removing status fields the cache had not seen", live, str(leftovers))
             written = await self._merge_patch_status(live, leftovers)
-        self._written_statuses.remember(written)
+        self._written_statuses.remember(written, desired_status)
         if (left := find_status_difference(desired_status, written.get("status"))) is not None:
             metadata = live["metadata"]
             log.warning(

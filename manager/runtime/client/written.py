@@ -1,6 +1,10 @@
 """Statuses this process wrote and its cache has not seen yet: the cure for comparing with a
 stale cache right after a write.
 
+Only a digest of each status is kept (a status is kilobytes, and every object the operator
+reports on has one written at some point), with the resourceVersion the write produced, until
+the cache holds that version or a later one.
+
 Resource versions are compared as integers. Kubernetes documents them as opaque, but every API
 server stores etcd revisions in them, and one that does not parse simply disables the memory
 (the cache is trusted, as without it).
@@ -8,43 +12,52 @@ server stores etcd revisions in them, and one that does not parse simply disable
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["WrittenStatuses"]
+import orjson
+
+__all__ = ["WrittenStatuses", "status_digest"]
 
 MAX_REMEMBERED = 10_000
 
 
+def status_digest(status: Mapping[str, Any]) -> str:
+    return hashlib.sha256(orjson.dumps(status, option=orjson.OPT_SORT_KEYS)).hexdigest()[:24]
+
+
 class WrittenStatuses:
-    """The last status written per object uid, with the resourceVersion the write produced."""
+    """The digest of the last status written per object uid, with the resourceVersion the
+    write produced."""
 
     def __init__(self) -> None:
-        self._by_uid: dict[str, tuple[int, Mapping[str, Any]]] = {}
+        self._by_uid: dict[str, tuple[int, str]] = {}
 
-    def remember(self, written: Mapping[str, Any]) -> None:
-        """Record the object the server returned for a status write."""
+    def remember(self, written: Mapping[str, Any], sent: Mapping[str, Any]) -> None:
+        """Record a status write: `written` the object the server returned, `sent` the status
+        written (what a later write of the same status would send)."""
         metadata = written.get("metadata") or {}
         uid, version = metadata.get("uid"), _version(metadata)
         if not uid or version is None:
             return
         if len(self._by_uid) >= MAX_REMEMBERED:
-            self._by_uid.clear()  # a bound, not a policy: forgetting only costs a redundant write
-        self._by_uid[uid] = (version, written.get("status") or {})
+            self._by_uid.clear()  # a bound, not a policy: writes this many apart never race
+        self._by_uid[uid] = (version, status_digest(sent))
 
-    def freshest(self, cached: Mapping[str, Any]) -> Mapping[str, Any]:
-        """The status of `cached`, or the one written since if the cache has not caught up."""
+    def written_since(self, cached: Mapping[str, Any]) -> str | None:
+        """The digest of the status written after `cached` was read, or None when the cache
+        has caught up with the last write (or nothing was written)."""
         metadata = cached.get("metadata") or {}
         remembered = self._by_uid.get(metadata.get("uid") or "")
-        cached_status: Mapping[str, Any] = cached.get("status") or {}
         if remembered is None:
-            return cached_status
-        written_version, written_status = remembered
+            return None
+        written_version, digest = remembered
         cached_version = _version(metadata)
         if cached_version is None or cached_version >= written_version:
             del self._by_uid[metadata["uid"]]
-            return cached_status
-        return written_status
+            return None
+        return digest
 
 
 def _version(metadata: Mapping[str, Any]) -> int | None:

@@ -1,6 +1,7 @@
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import pytest
 from aiohttp import web
 
@@ -68,3 +69,51 @@ async def test_without_a_user_agent_the_program_is_named_not_a_product() -> None
     assert transport.user_agent == default_user_agent()
     assert "dynamo" not in transport.user_agent
     assert " python/" in transport.user_agent
+
+
+async def test_requests_in_flight_are_bounded_and_watches_do_not_count() -> None:
+    """Each request in flight holds a TLS connection (about 150 KiB); a burst must not open one
+    per write. A watch streaming for minutes must never wait behind them, nor block them."""
+    in_flight, most = 0, 0
+    release = anyio.Event()
+
+    async def slow(request: web.Request) -> web.StreamResponse:
+        nonlocal in_flight, most
+        if request.query.get("watch"):
+            response = web.StreamResponse()
+            await response.prepare(request)
+            await release.wait()
+            return response
+        in_flight += 1
+        most = max(most, in_flight)
+        await anyio.sleep(0.05)
+        in_flight -= 1
+        return web.json_response({})
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", slow)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    transport = AiohttpTransport(Api(f"http://127.0.0.1:{port}"), max_requests_in_flight=4)
+    try:
+        async with anyio.create_task_group() as group:
+            for index in range(3):  # watches that stream until the requests are done
+                group.start_soon(_watch, transport, f"/watch-{index}")
+            await anyio.sleep(0.1)
+            async with anyio.create_task_group() as requests:
+                for index in range(20):
+                    requests.start_soon(transport.request, "GET", f"/object-{index}")
+            release.set()
+    finally:
+        await transport.aclose()
+        await runner.cleanup()
+
+    assert most == 4
+
+
+async def _watch(transport: AiohttpTransport, path: str) -> None:
+    async with transport.stream(path, params={"watch": "true"}) as response:
+        await response.read()
