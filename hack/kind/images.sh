@@ -25,23 +25,25 @@ operator_image() {
   if ! docker image inspect "$base" >/dev/null 2>&1; then
     # The root, plus this host's CA bundle: pip in the build reaches PyPI through whatever this
     # host trusts (a TLS-inspecting proxy here). The base is local and never shipped.
-    ctx=$(mktemp -d); trap 'rm -rf "$ctx"' RETURN
+    ctx=$(mktemp -d)
     docker import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
       --change 'ENV LANG=C.UTF-8' --change 'CMD ["python3"]' "$base_tar" "$base-root" >/dev/null
     cp /etc/ssl/certs/ca-certificates.crt "$ctx/"
     printf 'FROM %s\nCOPY ca-certificates.crt /etc/ssl/certs/ca-certificates.crt\n' "$base-root" >"$ctx/Dockerfile"
     docker build -q -t "$base" "$ctx" >/dev/null
+    rm -rf "$ctx"
   fi
   heavy docker build -q --network host --build-arg "BASE_IMAGE=$base" -t localhost/dynamo-operator:dev "$ROOT" >/dev/null
 }
 
 lws_image() {
-  local ctx; ctx=$(mktemp -d); trap 'rm -rf "$ctx"' RETURN
+  local ctx; ctx=$(mktemp -d)
   "$ROOT/hack/control-plane/build-tools.sh" >/dev/null 2>&1
   cp "$DYNAMO_CACHE/lws-$LWS_VERSION-$GO_VERSION/bin/lws-controller" "$ctx/manager"
   # The chart runs /manager as non-root.
   printf 'FROM scratch\nCOPY manager /manager\nUSER 65532:65532\nENTRYPOINT ["/manager"]\n' >"$ctx/Dockerfile"
   docker build -q -t "localhost/lws:$LWS_VERSION" "$ctx" >/dev/null
+  rm -rf "$ctx"
 }
 
 t operator_image
