@@ -42,6 +42,7 @@ def port_forward(namespace: str, target: str, port: int) -> Iterator[int]:
     )  # fmt: skip
     try:
         assert process.stdout is not None
+        assert process.stderr is not None
         first = process.stdout.readline()  # "Forwarding from 127.0.0.1:NNNNN -> port"
         found = re.search(r"127\.0\.0\.1:(\d+)", first)
         if not found:

@@ -339,6 +339,7 @@ async def credentials(
 # -- cluster-wide, leader-elected ---------------------------------------------------------
 
 
+@kwok_only.PODS_READY
 async def test_one_of_two_replicas_leads_and_the_standby_takes_over(
     rest: RestClient, namespace: str, credentials: Credentials, launcher: Launcher
 ) -> None:

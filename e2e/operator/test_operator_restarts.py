@@ -108,6 +108,7 @@ async def eventually_reconciled(operator: OperatorProcess, *, graphs: int, compo
     await eventually("every object reconciled by the new process", done)
 
 
+@kwok_only.PODS_READY
 async def test_a_crash_while_converging_leaves_no_duplicate_and_no_orphan(
     world: World, kubeconfig: Path, log_dir: Path
 ) -> None:
