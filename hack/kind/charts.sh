@@ -14,8 +14,9 @@ case $1 in
     "$HELM" upgrade --install lws "$LWS_SRC/charts/lws" --namespace lws-system --create-namespace \
       --set image.manager.repository=localhost/lws --set "image.manager.tag=$LWS_VERSION" \
       --set image.manager.pullPolicy=Never --wait --timeout 5m >&2
+    # --take-ownership: the e2e suites that ran before may have applied the same CRDs.
     "$HELM" upgrade --install dynamo-operator-crds "$ROOT/deploy/helm/dynamo-operator-crds" \
-      --namespace default --wait >&2
+      --namespace default --take-ownership --wait >&2
     "$HELM" upgrade --install dynamo-operator "$ROOT/deploy/helm/dynamo-operator" \
       --namespace dynamo-system --create-namespace \
       --set controllerManager.manager.image.repository=localhost/dynamo-operator \

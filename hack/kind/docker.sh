@@ -71,11 +71,18 @@ stop() {
     kill "$pid"
     for _ in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
   fi
+  # dockerd's own containerd (and any shim) outlives it for a moment: wait, then insist.
+  local left
+  for _ in $(seq 50); do left=$(ours); [ -z "$left" ] && break; sleep 0.2; done
+  [ -z "$left" ] || kill -9 $left 2>/dev/null || true
   restore
-  grep -F " $KIND_RUN/" /proc/mounts | awk '{print $2}' | sort -r | xargs -r -n1 umount -l
-  grep -F " $DATA/" /proc/mounts | awk '{print $2}' | sort -r | xargs -r -n1 umount -l
+  { grep -F -e " $KIND_RUN" -e " $DATA/" /proc/mounts || true; } | awk '{print $2}' | sort -r \
+    | xargs -r -n1 umount -l
   rm -rf --one-file-system "$KIND_RUN"
 }
+
+# PIDs of processes started for this run (dockerd, its containerd and shims name $KIND_RUN).
+ours() { pgrep -f -- "$KIND_RUN/" || true; }
 
 restore() {
   [ -d "$BEFORE" ] || return 0
@@ -86,11 +93,11 @@ restore() {
   ip link show docker0 >/dev/null 2>&1 && ! grep -qx docker0 "$BEFORE/links" && ip link del docker0
   # Leaf-first: a cgroup directory goes only when empty, so a process still in one shows up below.
   comm -13 "$BEFORE/cgroups" <(find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d | sort) \
-    | grep -E '/(docker|kubelet|kubepods)[^/]*$' | while read -r dir; do
+    | { grep -E '/(docker|kubelet|kubepods)[^/]*$' || true; } | while read -r dir; do
       find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null || true; done
   comm -13 "$BEFORE/nft-tables" <(nft list tables | sort) | while read -r _ family table; do
     nft delete table "$family" "$table"; done
-  grep -qx absent "$BEFORE/lib-modules" && [ -d /lib/modules ] && rmdir /lib/modules
+  if grep -qx absent "$BEFORE/lib-modules" && [ -d /lib/modules ]; then rmdir /lib/modules; fi
   snapshot "$KIND_RUN/after"
   local diffs; diffs=$(cd "$KIND_RUN" && diff -r before after || true)
   if [ -n "$diffs" ]; then log "host differs from before the run:"; echo "$diffs" >&2; fi
