@@ -12,7 +12,7 @@
 # probing creates, and docker's cgroup directories. `stop` then lists what still differs.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-source "$HERE/../control-plane/go-env.sh" 2>/dev/null || DYNAMO_CACHE=${DYNAMO_CACHE:-$HOME/.cache/dynamo-operator}
+DYNAMO_CACHE=${DYNAMO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dynamo-operator}   # as go-env.sh
 KIND_RUN=${KIND_RUN:-/run/dynamo-kind}
 DATA=$DYNAMO_CACHE/kind/docker
 SOCK=$KIND_RUN/docker.sock
