@@ -11,7 +11,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 source "$ROOT/hack/control-plane/versions.env"
 source "$ROOT/hack/control-plane/go-env.sh"
 NAME=${1:?usage: $0 NAME}
-KIND=$("$HERE/build-tools.sh" | tail -n 1)/bin/kind
+KIND=${KIND:-$("$HERE/build-tools.sh" | tail -n 1)/bin/kind}   # KIND: an installed kind instead
 export DOCKER_BUILDKIT=0
 log() { echo "kind/images: $*" >&2; }
 heavy() { nice -n 19 ionice -c3 "$@"; }
