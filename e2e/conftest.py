@@ -60,11 +60,35 @@ EXTERNAL_KUBECONFIG_ENV = "DYNAMO_E2E_KUBECONFIG"
 _WORKDIR_PREFIX = "dynamo-e2e-control-plane-"
 
 
+# The kind path's own tests (e2e/kind/) need the cluster `hack/test-kind` makes (charts installed,
+# images loaded) or the host after it: collected only when it runs them.
+KIND_ENV = "DYNAMO_E2E_KIND"
+collect_ignore = [] if os.environ.get(KIND_ENV) else ["kind"]
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "local_control_plane: needs the local control plane (restart, etcd, 127.0.0.1 webhooks)",
     )
+    config.addinivalue_line(
+        "markers",
+        "kwok_only(reason): needs kwok's fake nodes (deselected on kind by hack/test-kind); "
+        "the reason says why",
+    )
+    config.addinivalue_line(
+        "markers", "kind: needs hack/test-kind's cluster with the charts installed (e2e/kind/)"
+    )
+    config.addinivalue_line(
+        "markers", "kind_host: checks the host after hack/test-kind removed its cluster and dockerd"
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        marker = item.get_closest_marker("kwok_only")
+        if marker is not None and not marker.kwargs.get("reason"):
+            raise pytest.UsageError(f"{item.nodeid}: kwok_only needs reason=... (why kwok)")
 
 
 @pytest.fixture(scope="session")

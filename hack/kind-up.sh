@@ -1,45 +1,26 @@
 #!/usr/bin/env bash
-# hack/kind-up.sh [cluster-name] -- for machines WITH Docker: the kind equivalent of
-# `hack/local-cluster up`. Creates (or reuses) a kind cluster, installs our CRDs from deploy/helm/dynamo-operator-crds/generated and
-# LeaderWorkerSet (its Helm chart from the same Go module version the local control plane uses),
-# builds the operator image and loads it into the cluster. Last line: export KUBECONFIG=<path>.
-# Needs: docker, kind, kubectl, go (for the LWS chart and helm), on PATH.
+# hack/kind-up.sh [name] -- a kind cluster on this machine with the operator installed as users
+# install it. Needs root and Go; installs Debian's docker.io and nftables when missing.
+#   1. hack/kind/docker.sh start: a private dockerd (hack/kind/docker.sh stop undoes it all);
+#   2. hack/kind/cluster.sh create: from our node image (hack/kind/build-node-image.sh, cached);
+#   3. hack/kind/images.sh: the operator image (`docker build` of ./Dockerfile), LeaderWorkerSet
+#      and the Dynamo test image, loaded into the node;
+#   4. hack/kind/charts.sh install: LeaderWorkerSet and the operator's two charts (KIND_UP_CHARTS=0
+#      skips it: hack/test-kind installs them after the suites that run their own operator).
+# Prints the two exports (DOCKER_HOST, KUBECONFIG) last. Tear down with hack/kind-down.sh.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 NAME=${1:-dynamo}
-IMAGE=${DYNAMO_IMAGE:-dynamo-operator:dev}
-KUBECONFIG_FILE=${KUBECONFIG_FILE:-$HOME/.kube/kind-$NAME}
-source "$ROOT/hack/control-plane/versions.env"
 say() { echo "kind-up: $*" >&2; }
+timed() { local s=$SECONDS; "$@"; say "$(basename "$1") ${2:-} took $((SECONDS - s))s"; }
 
-if ! kind get clusters 2>/dev/null | grep -qx "$NAME"; then
-  say "creating kind cluster $NAME"
-  kind create cluster --name "$NAME" --wait 180s >&2
-fi
-mkdir -p "$(dirname "$KUBECONFIG_FILE")"
-kind get kubeconfig --name "$NAME" > "$KUBECONFIG_FILE"
-export KUBECONFIG=$KUBECONFIG_FILE
-
-if compgen -G "$ROOT/deploy/helm/dynamo-operator-crds/generated/*.yaml" >/dev/null; then
-  say "installing CRDs from deploy/helm/dynamo-operator-crds/generated"
-  kubectl apply --server-side -f "$ROOT/deploy/helm/dynamo-operator-crds/generated/" >&2
-  kubectl wait --for condition=Established crd --all --timeout=120s >&2
-fi
-
-say "installing LeaderWorkerSet $LWS_VERSION (chart from the sigs.k8s.io/lws module, helm $HELM_VERSION)"
-"$ROOT/hack/control-plane/build-tools.sh" >&2
-source "$ROOT/hack/control-plane/go-env.sh"
-HELM="$DYNAMO_CACHE/helm-$HELM_VERSION-$GO_VERSION/bin/helm"
-LWS_SRC="$DYNAMO_CACHE/lws-$LWS_VERSION-$GO_VERSION/src"
-"$HELM" upgrade --install lws "$LWS_SRC/charts/lws" --namespace lws-system --create-namespace \
-  --set image.manager.tag="$LWS_VERSION" \
-  --wait --timeout 5m >&2
-
-if [ -f "$ROOT/Dockerfile" ]; then
-  say "building $IMAGE and loading it into $NAME"
-  docker build -t "$IMAGE" "$ROOT" >&2
-  kind load docker-image "$IMAGE" --name "$NAME" >&2
-else
-  say "no Dockerfile yet: skipped building the operator image"
-fi
+timed "$ROOT/hack/kind/docker.sh" start
+eval "$("$ROOT/hack/kind/docker.sh" env)"
+timed "$ROOT/hack/kind/build-node-image.sh" >/dev/null
+started=$SECONDS
+KUBECONFIG_FILE=$("$ROOT/hack/kind/cluster.sh" create "$NAME" | tail -n 1)
+say "cluster.sh create took $((SECONDS - started))s"
+timed "$ROOT/hack/kind/images.sh" "$NAME"
+[ "${KIND_UP_CHARTS:-1}" = 0 ] || timed "$ROOT/hack/kind/charts.sh" install "$KUBECONFIG_FILE"
+echo "export DOCKER_HOST=$DOCKER_HOST"
 echo "export KUBECONFIG=$KUBECONFIG_FILE"

@@ -12,6 +12,7 @@ import pytest
 from kr8s.objects import APIObject, ConfigMap, Deployment, Namespace, Node, Pod, new_class
 
 from e2e.localcluster import wait_for
+from e2e.support import kwok_only
 
 pytestmark = pytest.mark.e2e
 
@@ -51,6 +52,7 @@ def _names(api: kr8s.Api, kind: str, namespace: str) -> list[str]:
     return [obj["metadata"]["name"] for obj in _objects(api, kind, namespace)]
 
 
+@kwok_only.UNPULLABLE_IMAGE
 def test_deployment_pods_become_running_and_available(kr8s_api: kr8s.Api, namespace: str) -> None:
     deployment = Deployment(_deployment(namespace, "web", replicas=2), api=kr8s_api)
     deployment.create()
@@ -88,6 +90,7 @@ def test_deleting_a_deployment_garbage_collects_its_replicaset_and_pods(
     )
 
 
+@kwok_only.FAKE_GPUS
 def test_a_pod_requesting_gpus_is_scheduled_on_a_fake_gpu_node(
     kr8s_api: kr8s.Api, namespace: str
 ) -> None:
@@ -139,6 +142,7 @@ LeaderWorkerSet = new_class(
 )
 
 
+@kwok_only.UNPULLABLE_IMAGE
 def test_a_leaderworkerset_gets_a_leader_and_workers_that_become_ready(
     kr8s_api: kr8s.Api, namespace: str
 ) -> None:

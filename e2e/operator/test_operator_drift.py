@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from e2e.support import kwok_only
 from e2e.support.graphs import USER, World, condition, main_env, small_graph
 from e2e.support.kinds import COMPONENT, GRAPH
 from e2e.support.polling import eventually
@@ -18,6 +19,7 @@ from manager.runtime.kinds import DEPLOYMENT, SERVICE
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 
+@kwok_only.PODS_READY
 async def test_an_invalid_graph_fails_alone_once_and_converges_when_fixed(world: World) -> None:
     # minReplicas above maxReplicas: the CRD schema admits it, the validators do not (and the
     # webhooks are off, so the API server stores it).
@@ -60,6 +62,7 @@ async def test_an_invalid_graph_fails_alone_once_and_converges_when_fixed(world:
     assert warning.get("count", 1) == 1, "no repeated Warning while it was invalid"
 
 
+@kwok_only.PODS_READY
 async def test_hand_edited_children_are_put_back(world: World) -> None:
     await world.create(GRAPH, small_graph("edited"))
     await world.converged("edited")

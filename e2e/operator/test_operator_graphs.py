@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from e2e.support import kwok_only
 from e2e.support.graphs import (
     EXAMPLE,
     FIXTURES,
@@ -74,6 +75,7 @@ async def provide_volume(world: World, volumes: list[str], claim: str) -> None:
     volumes.append(claim)
 
 
+@kwok_only.PODS_READY
 async def test_sample_graph_converges(world: World, volumes: list[str]) -> None:
     await provide_volume(world, volumes, "model-cache")
     await world.create(GRAPH, load_graph(EXAMPLE))
@@ -87,6 +89,7 @@ async def test_sample_graph_converges(world: World, volumes: list[str]) -> None:
     assert claim["status"]["phase"] == "Bound"
 
 
+@kwok_only.PODS_READY
 async def test_seed_graphs_converge(world: World) -> None:
     for file_name in ("disagg.yaml", "llm-agg.yaml"):
         await world.create(GRAPH, seed_graph(file_name))
@@ -97,6 +100,7 @@ async def test_seed_graphs_converge(world: World) -> None:
         assert (ready["reason"], ready["observedGeneration"]) == ("all_resources_are_ready", 1)
 
 
+@kwok_only.PODS_READY
 async def test_multinode_graph_gets_one_leader_worker_set_per_replica(
     world: World, volumes: list[str]
 ) -> None:
@@ -145,6 +149,7 @@ async def test_multinode_graph_gets_one_leader_worker_set_per_replica(
     assert await world.names(INGRESS) == {"vllm-disagg-frontend"}
 
 
+@kwok_only.PODS_READY
 async def test_a_graph_needing_more_gpus_than_the_nodes_have_says_why(world: World) -> None:
     graph = small_graph("too-big")
     graph["spec"]["services"]["VllmWorker"]["resources"] = {"limits": {"gpu": "16"}}
@@ -171,6 +176,7 @@ async def test_a_graph_needing_more_gpus_than_the_nodes_have_says_why(world: Wor
 
 # Last in the module: the garbage collector notices kinds installed shortly before (the CRDs of
 # this session) only at its next discovery resync, so deleting a graph earlier waits for that.
+@kwok_only.PODS_READY
 async def test_deleting_the_sample_graph_collects_its_children_and_keeps_the_claim(
     world: World, volumes: list[str]
 ) -> None:
@@ -194,6 +200,7 @@ async def test_deleting_the_sample_graph_collects_its_children_and_keeps_the_cla
     assert not claim["metadata"].get("ownerReferences")
 
 
+@kwok_only.PODS_READY
 async def test_discovery_access_is_shared_by_the_graphs_and_goes_with_the_last(
     world: World,
 ) -> None:

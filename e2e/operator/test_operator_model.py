@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 import pytest
 
-from e2e.support import polling
+from e2e.support import kwok_only, polling
 from e2e.support.kinds import GRAPH, MODEL
 from e2e.support.lora_workers import PORT, Call, Worker, WorkerNetwork, worker_network
 from e2e.support.operator_process import OperatorProcess
@@ -373,6 +373,7 @@ async def test_kubectl_get_dm_shows_ready_and_total(
     assert worker.received("POST") == [load_call()]  # the base model asks nothing
 
 
+@kwok_only.ENDPOINTS_OF_READY_PODS
 async def test_components_serving_a_base_model_share_its_service_where_models_find_them(
     cluster: Cluster,
 ) -> None:

@@ -33,7 +33,7 @@ import kr8s
 import pytest
 import yaml
 
-from e2e.support import chart
+from e2e.support import chart, kwok_only
 from e2e.support.graphs import World, is_converged, recorded, small_graph
 from e2e.support.kinds import GRAPH, RBAC_KINDS
 from e2e.support.namespaces import scratch_namespace
@@ -339,6 +339,7 @@ async def credentials(
 # -- cluster-wide, leader-elected ---------------------------------------------------------
 
 
+@kwok_only.PODS_READY
 async def test_one_of_two_replicas_leads_and_the_standby_takes_over(
     rest: RestClient, namespace: str, credentials: Credentials, launcher: Launcher
 ) -> None:
@@ -419,6 +420,7 @@ async def test_one_of_two_replicas_leads_and_the_standby_takes_over(
 # -- namespace-restricted beside cluster-wide ---------------------------------------------
 
 
+@kwok_only.PODS_READY
 async def test_a_restricted_operator_keeps_its_namespace_until_it_stops(
     rest: RestClient,
     namespace: str,
@@ -522,6 +524,7 @@ async def until_emitted(world: World, graph: str, reason: str, times: int) -> No
 # -- namespace-restricted, with the namespaced Role alone ---------------------------------
 
 
+@kwok_only.PODS_READY
 async def test_a_restricted_operator_needs_only_the_namespaced_role(
     rest: RestClient, namespace: str, credentials: Credentials, launcher: Launcher
 ) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 import pytest
 
+from e2e.support import kwok_only
 from e2e.support.graphs import (
     USER,
     World,
@@ -69,6 +70,7 @@ async def snapshot(world: World) -> dict[str, Any]:
     return {"versions": versions, "templates": templates}
 
 
+@kwok_only.PODS_READY
 async def test_a_converged_operator_writes_nothing_and_neither_does_a_restart(
     world: World, kubeconfig: Path, log_dir: Path
 ) -> None:
@@ -106,6 +108,7 @@ async def eventually_reconciled(operator: OperatorProcess, *, graphs: int, compo
     await eventually("every object reconciled by the new process", done)
 
 
+@kwok_only.PODS_READY
 async def test_a_crash_while_converging_leaves_no_duplicate_and_no_orphan(
     world: World, kubeconfig: Path, log_dir: Path
 ) -> None:
@@ -160,6 +163,7 @@ async def delete_namespace(world: World) -> None:
     await eventually(f"namespace {world.namespace} deleted", gone, within=180)
 
 
+@kwok_only.PODS_READY
 async def test_namespaces_are_deleted_with_or_without_the_operator(
     two_namespaces: list[World], kubeconfig: Path, log_dir: Path
 ) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from e2e.support import kwok_only
 from e2e.support.graphs import World, condition, main_env, recorded, small_graph
 from e2e.support.kinds import COMPONENT, GRAPH
 from e2e.support.polling import eventually
@@ -50,6 +51,7 @@ def rollout_finished(deployment: Mapping[str, Any]) -> bool:
     )
 
 
+@kwok_only.PODS_READY
 async def test_an_env_change_rolls_out_before_the_graph_reads_successful(world: World) -> None:
     await world.create(GRAPH, small_graph("rollout", replicas=2))
     await world.converged("rollout")
@@ -92,6 +94,7 @@ async def test_an_env_change_rolls_out_before_the_graph_reads_successful(world: 
     assert all(main_env(pod["spec"]).get("ROLLOUT") == "1" for pod in live)
 
 
+@kwok_only.PODS_READY
 async def test_a_stuck_rollout_keeps_the_graph_pending_while_old_pods_serve(world: World) -> None:
     await world.create(GRAPH, small_graph("stuck", replicas=2))
     await world.converged("stuck")
@@ -124,6 +127,7 @@ async def test_a_stuck_rollout_keeps_the_graph_pending_while_old_pods_serve(worl
     await world.converged("stuck")
 
 
+@kwok_only.PODS_READY
 async def test_removing_a_service_deletes_its_component_and_children(world: World) -> None:
     services = {"Frontend": "frontend", "Prefill": "prefill", "Decode": "decode"}
     await world.create(GRAPH, small_graph("shrink", services))
@@ -146,6 +150,7 @@ async def test_removing_a_service_deletes_its_component_and_children(world: Worl
     assert any("shrink-prefill" in event["message"] for event in deleted)
 
 
+@kwok_only.PODS_READY
 async def test_labels_and_annotations_reach_the_children(world: World) -> None:
     await world.create(GRAPH, small_graph("labelled"))
     await world.converged("labelled")
@@ -196,6 +201,7 @@ def pull_secret(name: str, registry: str, secret_type: str) -> dict[str, Any]:
     }
 
 
+@kwok_only.PODS_READY
 async def test_a_registry_pull_secret_reaches_the_pod_templates_of_its_images(
     world: World,
 ) -> None:

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# hack/kind/docker.sh start|stop|env -- a private dockerd for kind, and the host put back after it.
+#
+# No init system runs services here, so dockerd is started by hand, all of its state in two places:
+# images in $DYNAMO_CACHE/kind/docker (kept: the node image and the layer cache make a warm run
+# fast) and everything of one run in $KIND_RUN (socket, pid, exec root; removed at stop). `env`
+# prints the DOCKER_HOST to export. Clients reach it only through that socket.
+#
+# What a run changes on the host, saved by `start` in $KIND_RUN/before/ and put back by `stop`:
+# sysctls the kubelet in a node writes host-wide (vm.overcommit_memory, kernel.panic, ...),
+# /lib/modules (docker creates it as a mount source for the nodes), docker0, nft tables docker's
+# probing creates, and docker's cgroup directories. `stop` then lists what still differs.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+DYNAMO_CACHE=${DYNAMO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dynamo-operator}   # as go-env.sh
+KIND_RUN=${KIND_RUN:-/run/dynamo-kind}
+DATA=$DYNAMO_CACHE/kind/docker
+SOCK=$KIND_RUN/docker.sock
+BEFORE=$KIND_RUN/before
+SYSCTLS="vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops
+  kernel.keys.root_maxkeys kernel.keys.root_maxbytes net.ipv4.ip_forward net.netfilter.nf_conntrack_max"
+log() { echo "kind/docker: $*" >&2; }
+
+# The host facts a run may change, one file each (also what the host-restore test compares).
+snapshot() {
+  local dir=$1; mkdir -p "$dir"
+  for s in $SYSCTLS; do echo "$s=$(sysctl -n "$s" 2>/dev/null || echo absent)"; done >"$dir/sysctls"
+  if [ -e /lib/modules ]; then echo present; else echo absent; fi >"$dir/lib-modules"
+  nft list tables 2>/dev/null | sort >"$dir/nft-tables"
+  ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | sort >"$dir/links"
+  find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d | sort >"$dir/cgroups"
+}
+
+running() { [ -S "$SOCK" ] && [ -f "$KIND_RUN/dockerd.pid" ] && kill -0 "$(cat "$KIND_RUN/dockerd.pid")" 2>/dev/null; }
+
+start() {
+  if running; then log "already running ($SOCK)"; return 0; fi
+  command -v dockerd >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+    --no-install-recommends -o DPkg::Lock::Timeout=600 docker.io nftables >&2
+  command -v nft >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+    --no-install-recommends -o DPkg::Lock::Timeout=600 nftables >&2
+  mkdir -p "$KIND_RUN" "$DATA"
+  [ -d "$BEFORE" ] || snapshot "$BEFORE"   # a restart after a crash keeps the first snapshot
+  # --iptables=false etc.: kind needs none of docker's NAT (the API server is published on
+  # 127.0.0.1 by docker-proxy) and the host's firewall stays untouched. --dns: the host's own
+  # resolver (docker would fall back to public ones when it cannot use a loopback resolver).
+  local dns
+  dns=$(awk '$1 == "nameserver" && $2 !~ /^127\./ {print "--dns " $2}' /etc/resolv.conf)
+  log "starting dockerd (data $DATA, run $KIND_RUN)"
+  # shellcheck disable=SC2086 # $dns: zero or more "--dns IP" pairs
+  setsid dockerd --data-root "$DATA" --exec-root "$KIND_RUN/exec" -H "unix://$SOCK" \
+    --pidfile "$KIND_RUN/dockerd.pid" --iptables=false --ip6tables=false --ip-forward=false \
+    --ip-masq=false --oom-score-adjust=0 $dns \
+    --add-runtime "dynamo-runc=$HERE/runc-wrapper" --default-runtime dynamo-runc \
+    >"$KIND_RUN/dockerd.log" 2>&1 </dev/null &
+  for _ in $(seq 100); do
+    DOCKER_HOST=unix://$SOCK docker version >/dev/null 2>&1 && { log "dockerd ready"; return 0; }
+    sleep 0.2
+  done
+  tail -n 20 "$KIND_RUN/dockerd.log" >&2; log "dockerd did not start"; return 1
+}
+
+stop() {
+  if running; then
+    export DOCKER_HOST=unix://$SOCK
+    # Containers and networks of a run go (the node image stays in $DATA for the next run).
+    docker ps -aq | xargs -r docker rm -f -v >/dev/null
+    docker network ls --filter type=custom -q | xargs -r docker network rm >/dev/null
+    local pid; pid=$(cat "$KIND_RUN/dockerd.pid")
+    log "stopping dockerd ($pid)"
+    kill "$pid"
+    for _ in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  fi
+  # dockerd's own containerd (and any shim) outlives it for a moment: wait, then insist.
+  local left
+  for _ in $(seq 50); do left=$(ours); [ -z "$left" ] && break; sleep 0.2; done
+  [ -z "$left" ] || kill -9 $left 2>/dev/null || true
+  restore
+  { grep -F -e " $KIND_RUN" -e " $DATA/" /proc/mounts || true; } | awk '{print $2}' | sort -r \
+    | xargs -r -n1 umount -l
+  rm -rf --one-file-system "$KIND_RUN"
+}
+
+# PIDs of processes started for this run (dockerd, its containerd and shims name $KIND_RUN).
+ours() { pgrep -f -- "$KIND_RUN/" || true; }
+
+restore() {
+  [ -d "$BEFORE" ] || return 0
+  local name value
+  while IFS== read -r name value; do
+    [ "$value" = absent ] || [ "$(sysctl -n "$name")" = "$value" ] || sysctl -q -w "$name=$value"
+  done <"$BEFORE/sysctls"
+  ip link show docker0 >/dev/null 2>&1 && ! grep -qx docker0 "$BEFORE/links" && ip link del docker0
+  # Leaf-first: a cgroup directory goes only when empty, so a process still in one shows up below.
+  comm -13 "$BEFORE/cgroups" <(find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d | sort) \
+    | { grep -E '/(docker|kubelet|kubepods)[^/]*$' || true; } | while read -r dir; do
+      find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null || true; done
+  comm -13 "$BEFORE/nft-tables" <(nft list tables | sort) | while read -r _ family table; do
+    nft delete table "$family" "$table"; done
+  if grep -qx absent "$BEFORE/lib-modules" && [ -d /lib/modules ]; then rmdir /lib/modules; fi
+  snapshot "$KIND_RUN/after"
+  local diffs; diffs=$(cd "$KIND_RUN" && diff -r before after || true)
+  if [ -n "$diffs" ]; then log "host differs from before the run:"; echo "$diffs" >&2; fi
+}
+
+case ${1:-} in
+  start) start ;;
+  stop) stop ;;
+  env) echo "export DOCKER_HOST=unix://$SOCK" ;;
+  snapshot) snapshot "$2" ;;
+  *) echo "usage: $0 start|stop|env|snapshot DIR" >&2; exit 2 ;;
+esac
