@@ -31,14 +31,19 @@ snapshot() {
   find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d | sort >"$dir/cgroups"
 }
 
+# A fresh machine's package lists may be missing or stale: update them only when an install fails.
+install_packages() {
+  local install=(apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 "$@")
+  DEBIAN_FRONTEND=noninteractive "${install[@]}" >&2 \
+    || { apt-get update -q -o DPkg::Lock::Timeout=600 >&2 && DEBIAN_FRONTEND=noninteractive "${install[@]}" >&2; }
+}
+
 running() { [ -S "$SOCK" ] && [ -f "$KIND_RUN/dockerd.pid" ] && kill -0 "$(cat "$KIND_RUN/dockerd.pid")" 2>/dev/null; }
 
 start() {
   if running; then log "already running ($SOCK)"; return 0; fi
-  command -v dockerd >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-    --no-install-recommends -o DPkg::Lock::Timeout=600 docker.io nftables >&2
-  command -v nft >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-    --no-install-recommends -o DPkg::Lock::Timeout=600 nftables >&2
+  command -v dockerd >/dev/null || install_packages docker.io nftables
+  command -v nft >/dev/null || install_packages nftables
   mkdir -p "$KIND_RUN" "$DATA"
   [ -d "$BEFORE" ] || snapshot "$BEFORE"   # a restart after a crash keeps the first snapshot
   # --iptables=false etc.: kind needs none of docker's NAT (the API server is published on
