@@ -12,11 +12,11 @@ few times early and then every `cap`, not every few seconds for minutes. A statu
 more than progress is written at once and starts the doubling over.
 
 An object's first status counts as progress too when it only says the object is on its way:
-written within `first` of the object's creation, it would be followed at once by the one saying
-it got there, so it waits for the rest of that interval (what the object shows until then is
-what it showed before its controller saw it: no status). The creation time comes from the
-object, so this holds across restarts; no first status waits longer than `first` (nor at all
-when the API server's clock is ahead of ours).
+written at once, it would often be followed within seconds by the one saying it got there, so
+it waits until this process has known the object for `first` (what the object shows until
+then is what it showed before its controller saw it: no status). That is measured from the
+first time it was asked about, on this process's clock; after a restart an object without a
+status waits `first` again, never longer.
 """
 
 from __future__ import annotations
@@ -41,22 +41,22 @@ class ProgressThrottle:
         self._written: OrderedDict[str, _Written] = OrderedDict()
         """Each object's last status write (by uid, oldest first). Entries older than `cap`
         are dropped: no interval is longer, and after that long the doubling starts over."""
+        self._first_asked: OrderedDict[str, datetime] = OrderedDict()
+        """When a first status was first held back, per object not written since (oldest
+        first); entries older than `cap` are dropped (the object was deleted meanwhile)."""
 
-    def wait(self, uid: str, now: datetime, *, created: str | None = None) -> float:
-        """Seconds until progress of object `uid` may be written (0: now). `created`: its
-        `metadata.creationTimestamp`, the start of the first interval when nothing was
-        written since this process started."""
+    def wait(self, uid: str, now: datetime) -> float:
+        """Seconds until progress of object `uid` may be written (0: now)."""
         last = self._written.get(uid)
         if last is None:
-            creation = _parse_time(created)
-            if creation is None or creation > now:
-                return 0.0  # a clock behind the API server's must not hold a status back longer
-            last = _Written(creation, self.first)
+            _drop_older(self._first_asked, now - self.cap)
+            last = _Written(self._first_asked.setdefault(uid, now), self.first)
         return max(0.0, (last.at + last.interval - now).total_seconds())
 
     def written(self, uid: str, now: datetime, *, progress: bool) -> None:
         """Object `uid`'s status was written at `now`; `progress`: only its progress changed,
         so the next progress waits twice as long as the last did (a first status, `first`)."""
+        self._first_asked.pop(uid, None)
         last = self._written.pop(uid, None)
         before = last.interval if last else self.first  # a first status waited `first` already
         interval = min(self.cap, before * 2) if progress else self.first
@@ -65,11 +65,9 @@ class ProgressThrottle:
             self._written.popitem(last=False)
 
     def __len__(self) -> int:
-        return len(self._written)
+        return len(self._written) + len(self._first_asked)
 
 
-def _parse_time(text: str | None) -> datetime | None:
-    try:
-        return datetime.fromisoformat(text) if text else None
-    except ValueError:
-        return None
+def _drop_older(first_asked: OrderedDict[str, datetime], limit: datetime) -> None:
+    while first_asked and next(iter(first_asked.values())) < limit:
+        first_asked.popitem(last=False)

@@ -5,7 +5,6 @@ from datetime import UTC, datetime, timedelta
 from manager.runtime.progress import ProgressThrottle
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
-CREATED = "2026-01-01T00:00:00Z"
 FIRST, CAP = timedelta(seconds=5), timedelta(seconds=30)
 
 
@@ -15,10 +14,10 @@ def at(seconds: float) -> datetime:
 
 def test_progress_waits_for_the_rest_of_the_interval_since_the_last_write() -> None:
     throttle = ProgressThrottle(FIRST, CAP)
-    assert throttle.wait("a", START) == 0, "an object never written may be written at once"
     throttle.written("a", START, progress=False)
+    throttle.written("b", at(2), progress=False)
     assert throttle.wait("a", at(2)) == 3
-    assert throttle.wait("b", at(2)) == 0, "each object has its own"
+    assert throttle.wait("b", at(2)) == 5, "each object has its own"
     assert throttle.wait("a", at(5)) == 0
 
 
@@ -43,23 +42,26 @@ def test_more_than_progress_starts_the_doubling_over() -> None:
     assert throttle.wait("a", at(6)) == 5
 
 
-def test_a_first_status_waits_for_the_rest_of_the_first_interval_since_creation() -> None:
+def test_a_first_status_waits_until_the_object_was_first_asked_about_first_ago() -> None:
     throttle = ProgressThrottle(FIRST, CAP)
-    assert throttle.wait("a", at(1), created=CREATED) == 4
-    assert throttle.wait("a", at(5), created=CREATED) == 0
-    assert throttle.wait("a", at(3600), created=CREATED) == 0
+    assert throttle.wait("a", at(10)) == 5
+    assert throttle.wait("a", at(12)) == 3, "the interval runs from the first time asked"
+    assert throttle.wait("a", at(15)) == 0
 
 
-def test_a_creation_in_our_future_holds_nothing_back() -> None:
-    """The API server's clock ahead of ours: waiting on it could last as long as the skew."""
+def test_after_a_first_status_held_back_progress_waits_twice_as_long() -> None:
     throttle = ProgressThrottle(FIRST, CAP)
-    assert throttle.wait("a", START, created="2026-01-01T00:10:00Z") == 0
-
-
-def test_after_a_first_status_held_since_creation_progress_waits_twice_as_long() -> None:
-    throttle = ProgressThrottle(FIRST, CAP)
+    throttle.wait("a", START)
     throttle.written("a", at(5), progress=True)
-    assert throttle.wait("a", at(6), created=CREATED) == 9
+    assert throttle.wait("a", at(6)) == 9
+
+
+def test_objects_held_back_and_never_written_are_forgotten() -> None:
+    """Deleted before their first status: their entries go once older than the cap."""
+    throttle = ProgressThrottle(FIRST, CAP)
+    for index in range(1000):
+        throttle.wait(f"object-{index}", at(index))
+    assert len(throttle) <= 31
 
 
 def test_only_objects_written_within_the_cap_are_remembered() -> None:

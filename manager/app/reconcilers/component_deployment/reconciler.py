@@ -239,9 +239,9 @@ class ComponentDeploymentReconciler:
         status = derive_component_status(dcd, derive.pop("workloads", ()), now, **derive)
         if failed is None:
             failed = derive.get("failure") is not None
-        uid, created = metadata["uid"], metadata.get("creationTimestamp")
+        uid = metadata["uid"]
         progress_only = not failed and is_component_progress_only(dcd.get("status"), status)
-        if progress_only and (wait := self._progress.wait(uid, now, created=created)):
+        if progress_only and (wait := self._progress.wait(uid, now)):
             return Result(requeue_after=wait)
         try:
             if await self._client.apply_status_if_changed(status, dcd):

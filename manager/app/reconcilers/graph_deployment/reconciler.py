@@ -15,8 +15,8 @@ and writing each of those would be most of the operator's writes while many grap
 status that differs only in progress (same state, reason, generation) waits until the graph's
 last write is `PROGRESS_FIRST` old, then twice that after each progress write, up to
 `PROGRESS_CAP` (a requeue, so the latest progress is written); a first status saying the graph
-is pending waits until the graph is `PROGRESS_FIRST` old, so a graph that converges by then
-gets one status write.
+is pending waits until the operator has known the graph for `PROGRESS_FIRST`, so a graph that
+converges by then gets one status write.
 
 No finalizer: garbage collection deletes the DCDs and their children, and a namespace deletion
 never waits for a stopped operator.
@@ -198,9 +198,9 @@ class GraphDeploymentReconciler:
         status = derive_graph_status(
             dgd, self._components(dgd, changes), now, failure=failure, waiting=waiting
         )
-        uid, created = dgd["metadata"]["uid"], dgd["metadata"].get("creationTimestamp")
+        uid = dgd["metadata"]["uid"]
         progress_only = is_progress_only(dgd.get("status"), status)
-        if progress_only and (wait := self._progress.wait(uid, now, created=created)):
+        if progress_only and (wait := self._progress.wait(uid, now)):
             return Result(requeue_after=wait)
         try:
             if await self._client.apply_status_if_changed(status, dgd):
