@@ -233,13 +233,12 @@ class ComponentDeploymentReconciler:
         self, dcd: Mapping[str, Any], *, failed: bool | None = None, **derive: Any
     ) -> Result | None:
         """Write the derived status; ``failed`` (default: a failure was given) makes the
-        transition's Event a Warning. Progress alone, within the interval of the component's
-        last write, waits for the rest of it (a requeue)."""
-        now, metadata = self._now(), dcd["metadata"]
+        transition's Event a Warning. Progress alone waits until the throttle allows it (a
+        requeue)."""
+        now, uid = self._now(), dcd["metadata"]["uid"]
         status = derive_component_status(dcd, derive.pop("workloads", ()), now, **derive)
         if failed is None:
             failed = derive.get("failure") is not None
-        uid = metadata["uid"]
         progress_only = not failed and is_component_progress_only(dcd.get("status"), status)
         if progress_only and (wait := self._progress.wait(uid, now)):
             return Result(requeue_after=wait)
