@@ -1,4 +1,5 @@
-from collections.abc import AsyncIterator
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -27,6 +28,24 @@ class Api:
         self.auth = Auth(server)
 
 
+@contextlib.asynccontextmanager
+async def serving(
+    handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
+) -> AsyncIterator[str]:
+    """A plain HTTP server on loopback answering every path with `handler`: its URL."""
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", handler)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        await runner.cleanup()
+
+
 @pytest.fixture
 async def server() -> AsyncIterator[tuple[str, list[dict[str, str]]]]:
     """A plain HTTP server recording the headers of every request it gets."""
@@ -36,15 +55,8 @@ async def server() -> AsyncIterator[tuple[str, list[dict[str, str]]]]:
         seen.append(dict(request.headers))
         return web.json_response({})
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", record)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    yield f"http://127.0.0.1:{port}", seen
-    await runner.cleanup()
+    async with serving(record) as url:
+        yield url, seen
 
 
 async def test_requests_and_watches_carry_the_given_user_agent(
@@ -90,26 +102,19 @@ async def test_requests_in_flight_are_bounded_and_watches_do_not_count() -> None
         in_flight -= 1
         return web.json_response({})
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", slow)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    transport = AiohttpTransport(Api(f"http://127.0.0.1:{port}"), max_requests_in_flight=4)
-    try:
-        async with anyio.create_task_group() as group:
-            for index in range(3):  # watches that stream until the requests are done
-                group.start_soon(_watch, transport, f"/watch-{index}")
-            await anyio.sleep(0.1)
-            async with anyio.create_task_group() as requests:
-                for index in range(20):
-                    requests.start_soon(transport.request, "GET", f"/object-{index}")
-            release.set()
-    finally:
-        await transport.aclose()
-        await runner.cleanup()
+    async with serving(slow) as url:
+        transport = AiohttpTransport(Api(url), max_requests_in_flight=4)
+        try:
+            async with anyio.create_task_group() as group:
+                for index in range(3):  # watches that stream until the requests are done
+                    group.start_soon(_watch, transport, f"/watch-{index}")
+                await anyio.sleep(0.1)
+                async with anyio.create_task_group() as requests:
+                    for index in range(20):
+                        requests.start_soon(transport.request, "GET", f"/object-{index}")
+                release.set()
+        finally:
+            await transport.aclose()
 
     assert most == 4
 
