@@ -25,7 +25,6 @@ from manager.runtime.client import (
     RestClient,
     find_status_difference,
 )
-from manager.runtime.client.aiohttp_transport import AiohttpTransport
 from manager.runtime.client.transport import HttpResponse, StreamResponse, Transport
 from manager.runtime.discovery import Discovery
 from manager.runtime.identity import Identity
@@ -60,13 +59,6 @@ class CountingTransport:
 
     async def aclose(self) -> None:
         await self.inner.aclose()
-
-
-@pytest.fixture
-async def counted(api: Any) -> AsyncIterator[CountingTransport]:
-    transport = CountingTransport(AiohttpTransport(api, user_agent=IDENTITY.user_agent))
-    yield transport
-    await transport.aclose()
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ from e2e.runtime.test_client_apply import IDENTITY, CountingTransport
 from e2e.support.polling import eventually
 from manager.runtime.cache import Cache
 from manager.runtime.client import Client, RestClient
-from manager.runtime.client.aiohttp_transport import AiohttpTransport
 from manager.runtime.kinds import CONFIG_MAP, SERVICE_ACCOUNT
 from manager.runtime.ownership import SharedObjects
 
@@ -23,13 +22,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 OWNERS = 12
 CALLS_PER_OWNER = 3
 """A graph's components each make sure the account is theirs, side by side."""
-
-
-@pytest.fixture
-async def counted(api: Any) -> AsyncIterator[CountingTransport]:
-    transport = CountingTransport(AiohttpTransport(api, user_agent=IDENTITY.user_agent))
-    yield transport
-    await transport.aclose()
 
 
 @pytest.fixture
