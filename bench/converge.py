@@ -60,10 +60,10 @@ from bench import cache_memory, converge_profile
 from dynamo_operator.render import render_objects
 from dynamo_operator.settings import OperatorSettings
 from e2e.localcluster.controlplane import kwok_nodes
+from e2e.localcluster.ports import free_port
 from e2e.localcluster.processes import die_with_parent_hook
 from e2e.support.metrics_scrape import Samples, of_families, requests_by_method, total, writes
 from e2e.support.operator_process import OperatorProcess
-from e2e.support.ports import free_port
 from manager.app.kinds import COMPONENT, GRAPH
 from manager.runtime.cache import Informer
 from manager.runtime.client import KindRegistry, NotFound, RestClient

@@ -26,6 +26,7 @@ from cryptography import x509
 from kr8s.objects import Secret, new_class
 
 from e2e.localcluster import wait_for
+from e2e.localcluster.ports import free_port
 from e2e.support.admission_reviews import admission_review
 from e2e.support.cert_manager import (
     SERVING_SECRET,
@@ -42,7 +43,6 @@ from e2e.support.cert_manager import (
     sync_secret_volume,
 )
 from e2e.support.operator_process import OperatorProcess, running_operator
-from e2e.support.ports import free_port
 from e2e.support.webhooks import create_rejection, graph, invalid_graph, wait_until_webhook_denies
 from webhooks.certificates.operator_managed import FIELD_MANAGER
 from webhooks.manifests import UrlTarget, build_validating_webhook_configuration

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import signal
-import socket
 import subprocess
 import time
 import urllib.error
@@ -26,6 +24,7 @@ from typing import Any
 import pytest
 
 from e2e.localcluster import rss_bytes
+from e2e.localcluster.ports import free_port
 from e2e.support.dynamo_image import (
     IMAGE,
     LOOPBACK_ENV,
@@ -143,19 +142,6 @@ def host(rootfs: Path, archive: ImageArchive, tmp_path: Path) -> Iterator[Host]:
         print(f"exit codes after SIGTERM: {codes}\n{machine.logs()}")  # shown when a test fails
 
 
-def free_port_below_32768() -> int:
-    """A port free on loopback now, below 32768: Dynamo 1.6.1 reads DYN_SYSTEM_PORT as an i16
-    (a worker exits at start on 32779), so the kernel's ephemeral range (32768-60999) is no use."""
-    while True:
-        port = random.randint(20000, 32767)
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-
-
 def call(method: str, url: str, body: object = None) -> tuple[int, Any]:
     """(status, parsed JSON body or text); an HTTP error status is an answer, not an exception."""
     data = None if body is None else json.dumps(body).encode()
@@ -233,7 +219,7 @@ def test_image_config_and_tools(
 def test_frontend_and_mocker_answer_a_chat(
     host: Host, record_property: Callable[[str, object], None]
 ) -> None:
-    http_port, system_port = free_port_below_32768(), free_port_below_32768()
+    http_port, system_port = free_port(), free_port()
     host.start("frontend", frontend_command(), {"DYN_HTTP_PORT": str(http_port)})
     worker_env = {"DYN_SYSTEM_PORT": str(system_port), **MOCKER_HEALTH_ENV}
     host.start("mocker", mocker_command(MODEL_DIR, MODEL), worker_env)
@@ -248,7 +234,7 @@ def test_frontend_and_mocker_answer_a_chat(
 def test_engine_loads_and_unloads_adapters_through_the_system_port(
     host: Host, record_property: Callable[[str, object], None]
 ) -> None:
-    port = free_port_below_32768()
+    port = free_port()
     argv = [*engine_command(MODEL_DIR, MODEL), "--fail-uri-prefix", FAILING_URI]
     host.start("engine", argv, {"DYN_SYSTEM_PORT": str(port), "DYN_LORA_ENABLED": "true"})
     host.wait_for("engine /health 200", lambda: answers_200(f"http://127.0.0.1:{port}/health"))
@@ -273,7 +259,7 @@ def test_engine_loads_and_unloads_adapters_through_the_system_port(
 
 
 def test_a_loaded_adapter_is_a_model_of_the_frontend(host: Host) -> None:
-    http_port, system_port = free_port_below_32768(), free_port_below_32768()
+    http_port, system_port = free_port(), free_port()
     host.start("frontend", frontend_command(), {"DYN_HTTP_PORT": str(http_port)})
     worker_env = {"DYN_SYSTEM_PORT": str(system_port), "DYN_LORA_ENABLED": "true"}
     host.start("engine", engine_command(MODEL_DIR, MODEL), worker_env)

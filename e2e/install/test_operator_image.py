@@ -17,12 +17,12 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
+from e2e.localcluster.ports import free_port
 from e2e.support.operator_image import (
     IMAGE,
     ImageArchive,
     run_in_rootfs,
 )
-from e2e.support.ports import free_port
 
 pytestmark = pytest.mark.e2e
 

@@ -40,6 +40,7 @@ import yaml
 
 from e2e.localcluster import LocalCluster, ensure_binaries, install_crd
 from e2e.localcluster.controlplane.audit import read_audit_events, verbs_needed
+from e2e.localcluster.ports import free_port
 from e2e.support import chart
 from e2e.support.api_store import ApiStore, running_api_store
 from e2e.support.crds import CRD_DIR
@@ -48,7 +49,6 @@ from e2e.support.kinds import LEADER_WORKER_SET, MODEL, POD_GROUP, RBAC_KINDS, V
 from e2e.support.metrics_access import scrape
 from e2e.support.operator_process import OperatorProcess, start_operator
 from e2e.support.polling import eventually
-from e2e.support.ports import free_port
 from manager.app.kinds import COMPONENT, DYNAMO_COMPONENT, GRAPH
 from manager.runtime import (
     DEPLOYMENT,

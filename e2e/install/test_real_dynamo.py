@@ -29,6 +29,7 @@ import pytest
 from dynamo_operator.constants import Ports
 from e2e.localcluster import ensure_binaries, rss_bytes, wait_for
 from e2e.localcluster.controlplane.audit import read_audit_events, verbs_needed
+from e2e.localcluster.ports import free_port
 from e2e.support import kinds
 from e2e.support.chart import OPERATOR_CHART
 from e2e.support.dynamo_model import model_files
@@ -54,7 +55,6 @@ from e2e.support.helm_install import (
     condition_status,
     install,
 )
-from e2e.support.ports import free_port
 from e2e.support.real_node import RealNodeCluster, running_real_node
 
 pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
@@ -134,7 +134,10 @@ def serving(
         f"/api/v1/namespaces/{namespace}/configmaps", model_config_map(model_files())
     )
     graphs = (
-        aggregated_graph("agg"),
+        # Frontends ready-checked every 2 s (with the default's command), not first after 60 s:
+        # the tests of these two need not wait a minute. The LoRA graph, tested later, keeps the
+        # default probes: a real frontend becomes Ready through them.
+        aggregated_graph("agg", frontend_ready_every=2),
         disaggregated_graph("disagg", frontend_ready_every=2),
         lora_graph("lora"),
     )

@@ -25,6 +25,7 @@ import anyio
 import anyio.to_thread
 import pytest
 
+from e2e.localcluster.ports import free_port
 from e2e.support.dashboard import load_dashboard, panel_queries, substitute, variable_queries
 from e2e.support.graphs import ROOT, World, small_graph
 from e2e.support.kinds import GRAPH, RESOURCE_QUOTA
@@ -32,7 +33,6 @@ from e2e.support.metrics_access import MetricsIdentities, scrape
 from e2e.support.metrics_scrape import parse, total
 from e2e.support.operator_process import running_operator
 from e2e.support.polling import eventually
-from e2e.support.ports import free_port
 from manager.runtime.client import ApiError, NotFound, RestClient
 from manager.runtime.kinds import NAMESPACE
 from manager.runtime.tls import generate_ca, generate_serving_pair

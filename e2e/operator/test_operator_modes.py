@@ -33,13 +33,13 @@ import kr8s
 import pytest
 import yaml
 
+from e2e.localcluster.ports import free_port
 from e2e.support import chart, kwok_only
 from e2e.support.graphs import World, is_converged, recorded, small_graph
 from e2e.support.kinds import GRAPH, RBAC_KINDS
 from e2e.support.namespaces import scratch_namespace
 from e2e.support.operator_process import OperatorProcess, start_operator
 from e2e.support.polling import eventually
-from e2e.support.ports import free_port
 from manager.runtime import LEASE, SECRET, SERVICE_ACCOUNT, ResourceKind
 from manager.runtime.client import NotFound, RestClient
 from webhooks import (

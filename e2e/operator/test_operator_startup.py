@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from e2e.localcluster.ports import free_port
 from e2e.support.operator_process import start_operator
-from e2e.support.ports import free_port
 
 pytestmark = pytest.mark.e2e
 

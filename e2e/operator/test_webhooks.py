@@ -21,8 +21,8 @@ import pytest
 from kr8s.objects import Secret
 
 import dynamo_operator.validation
+from e2e.localcluster.ports import free_port
 from e2e.support.crds import install_crds
-from e2e.support.ports import free_port
 from e2e.support.webhooks import (
     DynamoGraphDeployment,
     create_configuration,

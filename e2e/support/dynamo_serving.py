@@ -97,8 +97,8 @@ def dynamo_graph(
     }
 
 
-def aggregated_graph(name: str) -> dict[str, Any]:
-    return dynamo_graph(name, {"Worker": {}})
+def aggregated_graph(name: str, *, frontend_ready_every: int | None = None) -> dict[str, Any]:
+    return dynamo_graph(name, {"Worker": {}}, frontend_ready_every=frontend_ready_every)
 
 
 def disaggregated_graph(name: str, *, frontend_ready_every: int | None = None) -> dict[str, Any]:

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from e2e.localcluster.ports import free_port
 from e2e.support.metrics_scrape import Samples, fetch, parse, total, writes
-from e2e.support.ports import free_port
 
 STARTUP_TIMEOUT = 120.0
 

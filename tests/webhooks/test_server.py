@@ -12,8 +12,8 @@ import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
+from e2e.localcluster.ports import free_port
 from e2e.support.admission_reviews import admission_review
-from e2e.support.ports import free_port
 from manager.runtime.tls.directory import DirectoryCertificates
 from manager.runtime.tls.key_pair import KeyPair, generate_ca, generate_serving_pair
 from tests.webhooks.reviews import DGD_PATH, ScriptedValidator

@@ -17,8 +17,8 @@ import anyio
 import anyio.abc
 import pytest
 
+from e2e.localcluster.ports import free_port
 from e2e.support.admission_reviews import admission_review
-from e2e.support.ports import free_port
 from manager.runtime.tls.key_pair import generate_ca, generate_serving_pair
 from tests.webhooks.reviews import DGD_PATH
 from tests.webhooks.tls_client import TLSConnection

@@ -6,12 +6,12 @@ as plain processes on 127.0.0.1; each non-obvious choice says why.
 
 from __future__ import annotations
 
-import socket
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from e2e.localcluster.build import Binaries
 from e2e.localcluster.controlplane.pki import Pki
+from e2e.localcluster.ports import free_port
 
 SERVICE_CLUSTER_IP_RANGE = "10.96.0.0/16"
 # The `kubernetes` Service's ClusterIP (first address of the range): in-cluster clients verify it.
@@ -37,17 +37,8 @@ class Ports:
 
     @classmethod
     def pick_free(cls) -> Ports:
-        """Distinct ports the kernel reports free right now (all sockets are held until picked)."""
-        sockets = []
-        try:
-            for _ in cls.__dataclass_fields__:
-                sock = socket.socket()
-                sock.bind(("127.0.0.1", 0))
-                sockets.append(sock)
-            return cls(*(sock.getsockname()[1] for sock in sockets))
-        finally:
-            for sock in sockets:
-                sock.close()
+        """Distinct ports free right now (`free_port` never hands one out twice)."""
+        return cls(*(free_port() for _ in cls.__dataclass_fields__))
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)

@@ -18,7 +18,7 @@ from typing import Literal
 import anyio
 import anyio.to_thread
 
-from e2e.support.ports import free_port
+from e2e.localcluster.ports import free_port
 from e2e.support.webhooks import start_webhook_server
 from manager.runtime.client import RestClient
 from webhooks import (
