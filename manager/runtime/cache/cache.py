@@ -5,7 +5,8 @@ mappers) shares one list+watch and one store, so the options that shape it are t
 the consumer's: `register(kind, label_selector=..., field_selector=..., indexers=...,
 transform=...)` sets them, before the controllers that watch the kind are built (a transform
 trims what is stored, like controller-runtime's `ByObject.Transform`: every reader sees the
-trimmed object). A kind nobody registered is cached whole
+trimmed object; `packed=True` keeps a kind's objects as JSON text, decoded on each read). A kind
+nobody registered is cached whole
 the first time something watches it. Registering different options for a kind that already has
 an informer raises `CacheOptionsConflictError` (a start-up error: two consumers disagree about
 what the cache holds, and one of them would silently miss objects). New indexers may be added to
@@ -44,6 +45,9 @@ class KindOptions:
     indexers: Mapping[str, IndexFunc] = field(default_factory=dict)
     transform: Transform | None = None
     """Applied to every object before it is stored (e.g. dropping what no reader needs)."""
+    packed: bool = False
+    """Objects kept as JSON text, decoded on each read (`Store`): for kinds held by the
+    thousand and read seldom."""
 
     def describe(self) -> str:
         return f"label_selector={self.label_selector!r} field_selector={self.field_selector!r}"
@@ -76,10 +80,13 @@ class Cache:
         field_selector: str | None = None,
         indexers: Mapping[str, IndexFunc] | None = None,
         transform: Transform | None = None,
+        packed: bool = False,
     ) -> Informer:
         """Cache `kind` with these options (its informer is created now, started with the
         cache); see the module doc for what counts as a conflict."""
-        wanted = KindOptions(label_selector, field_selector, dict(indexers or {}), transform)
+        wanted = KindOptions(
+            label_selector, field_selector, dict(indexers or {}), transform, packed
+        )
         if reserved := sorted(set(wanted.indexers) & set(DEFAULT_INDEXERS)):
             raise CacheOptionsConflictError(
                 f"index names {reserved} of {kind} are built in; choose other names"
@@ -97,6 +104,10 @@ class Cache:
             raise CacheOptionsConflictError(
                 f"{kind} is already cached with another transform; register it once"
             )
+        if packed and not current.packed:
+            raise CacheOptionsConflictError(
+                f"{kind} is already cached unpacked; register it packed before anything uses it"
+            )
         informer = self._informers[kind]
         for name, func in wanted.indexers.items():
             existing = current.indexers.get(name)
@@ -111,6 +122,7 @@ class Cache:
             field_selector,
             {**current.indexers, **wanted.indexers},
             current.transform,
+            current.packed,
         )
         return informer
 
@@ -137,6 +149,7 @@ class Cache:
             field_selector=options.field_selector,
             indexers=options.indexers,
             transform=options.transform,
+            packed=options.packed,
             clock=self._clock,
             inactivity_timeout=self._inactivity_timeout,
         )

@@ -87,6 +87,7 @@ class Informer:
         field_selector: str | None = None,
         indexers: Mapping[str, IndexFunc] | None = None,
         transform: Transform | None = None,
+        packed: bool = False,
         clock: Clock | None = None,
         inactivity_timeout: float = 70.0,
         page_size: int = LIST_PAGE_SIZE,
@@ -94,7 +95,7 @@ class Informer:
         self.kind = kind
         self._transform = transform
         self.namespace = namespace if kind.namespaced else None
-        self.store = Store(indexers)
+        self.store = Store(indexers, packed=packed)
         self._api = api
         self._handlers: list[EventHandler] = []
         self._synced = anyio.Event()
@@ -162,10 +163,10 @@ class Informer:
             if old is not None:
                 self._dispatch(StoreDelta("deleted", obj, old), initial=False)
             return
-        old = self.store.get(*key)
-        if old is not None and _same_version(old, obj):
+        version = obj["metadata"].get("resourceVersion")
+        if version is not None and self.store.resource_version(key) == str(version):
             return  # already seen (a re-delivery): never hand handlers the same version twice
-        self.store.upsert(obj)
+        old = self.store.upsert(obj)
         self._dispatch(StoreDelta("added" if old is None else "updated", obj, old), False)
 
     def _dispatch(self, delta: StoreDelta, initial: bool) -> None:
@@ -209,7 +210,3 @@ class InformerList:
         for delta in self._relist.finish():
             self._informer._dispatch(delta, self._initial)
         self._informer._synced.set()
-
-
-def _same_version(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    return bool(a["metadata"].get("resourceVersion") == b["metadata"].get("resourceVersion"))

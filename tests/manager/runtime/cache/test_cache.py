@@ -105,3 +105,24 @@ def test_a_registered_transform_trims_what_every_reader_gets() -> None:
     assert cache.register(CONFIG_MAP) is informer, "no transform named: the registered one stays"
     with pytest.raises(CacheOptionsConflictError, match="another transform"):
         cache.register(CONFIG_MAP, transform=lambda obj: obj)
+
+
+def test_a_kind_registered_packed_stays_packed_and_cannot_become_so_later() -> None:
+    cache = Cache(None)
+    informer = cache.register(CONFIG_MAP, packed=True)
+    first = {"metadata": {"name": "a", "namespace": "ns", "resourceVersion": "1"}, "data": {}}
+    informer.replace([], "1")
+    informer.apply(WatchEvent("ADDED", first))
+    read = cache.reader.get(CONFIG_MAP, "ns", "a")
+    assert read is not None
+    read["data"]["changed"] = "by a reader"
+
+    assert cache.register(CONFIG_MAP) is informer
+    assert cache.reader.get(CONFIG_MAP, "ns", "a") == {
+        **first,
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+    }, "a reader's change to its copy reached the cache"
+    cache.get_informer(SECRET)
+    with pytest.raises(CacheOptionsConflictError, match="already cached unpacked"):
+        cache.register(SECRET, packed=True)

@@ -20,12 +20,17 @@ def cm(
     return {"metadata": metadata}
 
 
+@pytest.fixture(params=[False, True], ids=["dicts", "packed"])
+def store(request: pytest.FixtureRequest) -> Store:
+    """Every behaviour holds for a store of dicts and for one of JSON text alike."""
+    return Store(packed=request.param)
+
+
 def names(objects: list[dict[str, Any]]) -> list[str]:
     return sorted(o["metadata"]["name"] for o in objects)
 
 
-def test_get_finds_an_object_by_namespace_and_name() -> None:
-    store = Store()
+def test_get_finds_an_object_by_namespace_and_name(store: Store) -> None:
     store.upsert(cm("a", "ns1"))
     store.upsert(cm("a", "ns2", rv="7"))
 
@@ -35,16 +40,14 @@ def test_get_finds_an_object_by_namespace_and_name() -> None:
     assert store.get("ns3", "a") is None
 
 
-def test_cluster_scoped_objects_are_found_with_or_without_an_empty_namespace() -> None:
-    store = Store()
+def test_cluster_scoped_objects_are_found_with_or_without_an_empty_namespace(store: Store) -> None:
     store.upsert({"metadata": {"name": "node-1", "resourceVersion": "1"}})
 
     assert store.get(None, "node-1") is not None
     assert store.get("", "node-1") is not None
 
 
-def test_list_filters_by_namespace_and_label_selector() -> None:
-    store = Store()
+def test_list_filters_by_namespace_and_label_selector(store: Store) -> None:
     store.upsert(cm("a", "ns1", labels={"app": "web", "tier": "front"}))
     store.upsert(cm("b", "ns1", labels={"app": "db"}))
     store.upsert(cm("c", "ns2", labels={"app": "web"}))
@@ -57,8 +60,7 @@ def test_list_filters_by_namespace_and_label_selector() -> None:
     assert names(store.list(label_selector="!tier")) == ["b", "c"]
 
 
-def test_indexes_follow_updates_and_removals() -> None:
-    store = Store()
+def test_indexes_follow_updates_and_removals(store: Store) -> None:
     store.upsert(cm("a", owners=("uid-1",), labels={"app": "x"}))
     store.upsert(cm("b", owners=("uid-1", "uid-2")))
 
@@ -77,8 +79,7 @@ def test_indexes_follow_updates_and_removals() -> None:
     assert names(store.by_index(NAMESPACE_INDEX, "default")) == ["a"]
 
 
-def test_a_custom_index_covers_objects_stored_before_it_was_added() -> None:
-    store = Store()
+def test_a_custom_index_covers_objects_stored_before_it_was_added(store: Store) -> None:
     store.upsert({"metadata": {"name": "a", "namespace": "n"}, "spec": {"node": "n1"}})
     store.add_indexer("node", lambda o: [o["spec"]["node"]])
     store.upsert({"metadata": {"name": "b", "namespace": "n"}, "spec": {"node": "n1"}})
@@ -88,8 +89,7 @@ def test_a_custom_index_covers_objects_stored_before_it_was_added() -> None:
         store.add_indexer("node", lambda o: [])
 
 
-def test_replace_reports_exactly_what_changed_since_the_last_state() -> None:
-    store = Store()
+def test_replace_reports_exactly_what_changed_since_the_last_state(store: Store) -> None:
     store.replace([cm("same"), cm("changed"), cm("deleted")])
 
     deltas = store.replace([cm("same"), cm("changed", rv="2"), cm("new", rv="3")])
@@ -103,8 +103,7 @@ def test_replace_reports_exactly_what_changed_since_the_last_state() -> None:
     assert store.by_index(NAMESPACE_INDEX, "default") != []
 
 
-def test_replace_with_nothing_deletes_everything() -> None:
-    store = Store()
+def test_replace_with_nothing_deletes_everything(store: Store) -> None:
     store.replace([cm("a"), cm("b")])
 
     deltas = store.replace([])
@@ -115,8 +114,7 @@ def test_replace_with_nothing_deletes_everything() -> None:
     assert store.index_values(NAMESPACE_INDEX) == []
 
 
-def test_a_label_key_is_indexed_once_asked_for_over_objects_stored_before() -> None:
-    store = Store()
+def test_a_label_key_is_indexed_once_asked_for_over_objects_stored_before(store: Store) -> None:
     store.upsert(cm("a", labels={"app": "x", "tier": "front"}))
     assert store.index_values(LABEL_INDEX) == []  # no reader asked: no label kept twice
 
@@ -127,3 +125,22 @@ def test_a_label_key_is_indexed_once_asked_for_over_objects_stored_before() -> N
     assert names(store.by_index(LABEL_INDEX, "app=x")) == ["b"]
     assert sorted(store.index_values(LABEL_INDEX)) == ["app=x", "app=y"]
     assert names(store.by_index(LABEL_INDEX, "tier=front")) == ["a"]
+
+
+def test_a_packed_store_hands_out_copies_that_readers_cannot_change_it_through() -> None:
+    store = Store(packed=True)
+    store.upsert(cm("a", labels={"app": "x"}))
+
+    read = store.get("default", "a")
+    assert read is not None
+    read["metadata"]["labels"]["app"] = "changed"
+
+    assert store.get("default", "a") == cm("a", labels={"app": "x"})
+    assert names(store.list("default", {"app": "x"})) == ["a"]
+
+
+def test_the_stored_resource_version_is_known_without_the_object(store: Store) -> None:
+    store.upsert(cm("a", rv="7"))
+
+    assert store.resource_version(("default", "a")) == "7"
+    assert store.resource_version(("default", "missing")) is None
