@@ -1,4 +1,4 @@
-"""Progress-only status writes spaced out per object: the interval doubles, up to a cap.
+"""Progress-only status writes spaced out per object.
 
 While many objects converge, each of their children moving a replica forward changes a
 progress message, and writing every one of those would be most of a controller's writes. A
@@ -6,10 +6,10 @@ reconciler that finds a status differing only in progress asks `wait` how long u
 object's last write is old enough: 0 means write now; otherwise it requeues after that long,
 so the latest progress is still written (level-based: the later pass derives it again).
 
-The interval after a progress write is twice the one before, from `first` up to `cap`: an
-object that takes minutes to start (images pulled, a model loaded) has its progress written a
-few times early and then every `cap`, not every few seconds for minutes. A status that changes
-more than progress is written at once and starts the doubling over.
+After a status that changed more than progress (a new generation, a new reason, ready, failed:
+always written at once), progress waits `first`, so a change shows how it is going soon; after
+a progress write, it waits `cap`. A pending object's progress is refreshed at most every `cap`,
+and one that gets there within `cap` of its last write costs no write in between.
 
 An object's first status counts as progress too when it only says the object is on its way:
 written at once, it would often be followed within seconds by the one saying it got there, so
@@ -40,7 +40,7 @@ class ProgressThrottle:
         self.cap = cap
         self._written: OrderedDict[str, _Written] = OrderedDict()
         """Each object's last status write (by uid, oldest first). Entries older than `cap`
-        are dropped: no interval is longer, and after that long the doubling starts over."""
+        are dropped: no interval is longer."""
         self._first_asked: OrderedDict[str, datetime] = OrderedDict()
         """When a first status was first held back, per object not written since (oldest
         first); entries older than `cap` are dropped (the object was deleted meanwhile)."""
@@ -54,13 +54,12 @@ class ProgressThrottle:
         return max(0.0, (last.at + last.interval - now).total_seconds())
 
     def written(self, uid: str, now: datetime, *, progress: bool) -> None:
-        """Object `uid`'s status was written at `now`; `progress`: only its progress changed,
-        so the next progress waits twice as long as the last did (a first status, `first`)."""
+        """Object `uid`'s status was written at `now`; `progress`: only its progress changed
+        (or it is a first status saying the object is on its way), so the next progress waits
+        `cap`; otherwise `first`."""
         self._first_asked.pop(uid, None)
-        last = self._written.pop(uid, None)
-        before = last.interval if last else self.first  # a first status waited `first` already
-        interval = min(self.cap, before * 2) if progress else self.first
-        self._written[uid] = _Written(now, interval)
+        self._written.pop(uid, None)
+        self._written[uid] = _Written(now, self.cap if progress else self.first)
         while next(iter(self._written.values())).at + self.cap <= now:
             self._written.popitem(last=False)
 

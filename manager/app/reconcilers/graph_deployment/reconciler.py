@@ -13,8 +13,8 @@ Progress is spaced out per graph (`manager.runtime.progress`): while a graph is 
 of its components moving a replica forward changes the `Ready` message and the replica counts,
 and writing each of those would be most of the operator's writes while many graphs converge. A
 status that differs only in progress (same state, reason, generation) waits until the graph's
-last write is `PROGRESS_FIRST` old, then twice that after each progress write, up to
-`PROGRESS_CAP` (a requeue, so the latest progress is written); a first status saying the graph
+last write is `PROGRESS_FIRST` old after any other write, `PROGRESS_CAP` old after a progress
+write (a requeue, so the latest progress is written); a first status saying the graph
 is pending waits until the operator has known the graph for `PROGRESS_FIRST`, so a graph that
 converges by then gets one status write.
 
