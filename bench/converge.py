@@ -25,8 +25,9 @@ through `bench/converge_profile.py` with `LOG_LEVEL=debug`, which records every 
 prints requests by verb and resource with their latency, writes per object, the fields that made
 the operator write and the size of what it caches. `--floor-apply` makes the floor write with
 server-side apply, as the operator does (a diagnostic); `--rounds` repeats floor and operator and
-keeps the best of each. Targets: ratio <= 1.5 at N = 500, <= 40 requests per graph,
-zero steady-state writes, RSS <= 200 MB at N = 500. This measures; it never asserts.
+keeps the best of each. Targets (issue 20): ratio <= 1.2 at every N, <= 30 requests per graph,
+zero steady-state writes, RSS <= 150 MB at N = 500 and <= 400 MB at N = 2,000. This measures; it
+never asserts.
 
     python -m bench.converge [--graphs 100 500] [--workers 8] [--concurrency 16] [--profile]
                              [--floor-apply] [--rounds 1] [--steady-seconds 60] [--log-dir DIR]
