@@ -6,7 +6,7 @@ more than everything else a cached read does. Readers must treat them as read-on
 (`manager.runtime.cache.CacheReader` says so to its callers).
 
 A store made with `packed=True` keeps each object as its compact JSON text instead, and decodes it
-on every read (a fresh dict per read, ~50 µs for a Deployment): a cached Deployment is ~4 KB of
+on every read (a fresh dict per read, ~10-20 µs for a Deployment): a cached Deployment is ~4 KB of
 text against ~12 KB of dicts, for kinds read seldom (once per reconcile of their owner) and held
 by the thousand.
 
