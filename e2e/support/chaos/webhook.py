@@ -5,7 +5,8 @@ stopped server blocks nobody else on the cluster.
 An outage stops the server for a while with the configuration's failurePolicy set first: with
 Fail the API server refuses every create and update of the Dynamo kinds meanwhile (the user's and
 the operator's component writes: both must retry), with Ignore it lets them in unvalidated. The
-server keeps its CA in its certificate directory, so a restart serves the same chain.
+server keeps its CA in its certificate directory, so a restart serves the same chain. Outages
+take turns: two side by side started two servers on one port, and the first one outlived the run.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class ChaosWebhook:
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
     outages: int = 0
+    _turn: anyio.Lock = field(default_factory=anyio.Lock)
 
     @property
     def name(self) -> str:
@@ -59,11 +61,12 @@ class ChaosWebhook:
 
     async def outage(self, policy: FailurePolicy, seconds: float) -> None:
         """The server down for `seconds`, the configuration's failurePolicy `policy` meanwhile."""
-        await self._set_policy(policy)
-        await self._stop()
-        self.outages += 1
-        await anyio.sleep(seconds)
-        await self._serve()
+        async with self._turn:
+            await self._set_policy(policy)
+            await self._stop()
+            self.outages += 1
+            await anyio.sleep(seconds)
+            await self._serve()
 
     async def remove(self) -> None:
         await self.rest.delete(VALIDATING_WEBHOOK_CONFIGURATION, None, self.name)
