@@ -6,10 +6,11 @@ the consumer's: `register(kind, label_selector=..., field_selector=..., indexers
 transform=...)` sets them, before the controllers that watch the kind are built (a transform
 trims what is stored, like controller-runtime's `ByObject.Transform`: every reader sees the
 trimmed object; `packed=True` keeps a kind's objects as JSON text, decoded on each read). A kind
-nobody registered is cached whole the first time something watches it. Registering different options for a kind that already has
-an informer raises `CacheOptionsConflictError` (a start-up error: two consumers disagree about
-what the cache holds, and one of them would silently miss objects). New indexers may be added to
-a registered kind; an index name bound to a different function is a conflict.
+nobody registered is cached whole the first time something watches it. Registering different
+options for a kind that already has an informer raises `CacheOptionsConflictError` (a start-up
+error: two consumers disagree about what the cache holds, and one of them would silently miss
+objects). New indexers may be added to a registered kind; an index name bound to a different
+function is a conflict.
 
 In namespace-restricted mode (`Cache(api, namespace="team-a")`) every namespaced kind is listed
 and watched in that namespace only; cluster-scoped kinds are always watched cluster-wide. An
