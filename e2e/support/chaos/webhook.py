@@ -12,6 +12,7 @@ take turns: two side by side started two servers on one port, and the first one 
 from __future__ import annotations
 
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -22,6 +23,7 @@ import anyio.to_thread
 from e2e.localcluster.ports import free_port
 from e2e.support.webhooks import start_webhook_server
 from manager.runtime.client import RestClient
+from manager.runtime.client.errors import ServerError, TransportError
 from webhooks import (
     VALIDATING_WEBHOOK_CONFIGURATION,
     UrlTarget,
@@ -29,6 +31,7 @@ from webhooks import (
 )
 
 FailurePolicy = Literal["Fail", "Ignore"]
+POLICY_WITHIN = 120.0
 RUN_LABEL = "dynamo-chaos-run"
 """The label on the run's namespaces the configuration selects."""
 
@@ -73,6 +76,17 @@ class ChaosWebhook:
         await self._stop()
 
     async def _set_policy(self, policy: FailurePolicy) -> None:
+        """Retried while the API server is down: an outage may fall on one of its restarts."""
+        deadline = time.monotonic() + POLICY_WITHIN
+        while True:
+            try:
+                return await self._patch_policy(policy)
+            except (TransportError, ServerError):
+                if time.monotonic() > deadline:
+                    raise
+                await anyio.sleep(1.0)
+
+    async def _patch_policy(self, policy: FailurePolicy) -> None:
         current = await self.rest.get(VALIDATING_WEBHOOK_CONFIGURATION, None, self.name)
         webhooks = [{**webhook, "failurePolicy": policy} for webhook in current["webhooks"]]
         await self.rest.merge_patch(
