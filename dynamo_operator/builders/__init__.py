@@ -9,7 +9,8 @@ by the graphs of a namespace, come from ``build_planner_access(dgd, namespace, r
 the Kubernetes-discovery account its components run as from ``build_discovery_service_account``
 and ``build_discovery_access`` (its Role and RoleBinding, owned by the account). A
 base model's headless Service is shared by the components serving it: its owners come from
-``build_model_service_owners(dcds)`` (handed to the builders in the context), and
+``build_model_service_owners(dcds)`` (handed to the builders in the context; the operator
+hands it only the co-owners, found by ``model_service_key``), and
 ``build_shared_model_service`` rebuilds it for the owners left when one stops serving the model.
 Internally the builders read a wire-form view of the object (``component.py``, ``graph.py``).
 """
@@ -27,6 +28,8 @@ from dynamo_operator.builders.metadata import controller_reference
 from dynamo_operator.builders.model_service import (
     build_model_service_owners,
     build_shared_model_service,
+    model_service_key,
+    served_base_model,
 )
 from dynamo_operator.builders.persistent_volume_claims import build_persistent_volume_claims
 from dynamo_operator.builders.probes import FRONTEND_READINESS_COMMAND
@@ -57,4 +60,6 @@ __all__ = [
     "deep_merge",
     "discovery_owner",
     "merge_env",
+    "model_service_key",
+    "served_base_model",
 ]

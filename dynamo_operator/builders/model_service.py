@@ -45,6 +45,20 @@ def serving_reference(name: str, uid: str | None) -> JsonDict:
     return reference
 
 
+def served_base_model(dcd: Mapping[str, Any]) -> str | None:
+    """The base model a component (a DCD in wire form) declares in ``spec.modelRef``, if any."""
+    model_ref = (dcd.get("spec") or {}).get("modelRef") or {}
+    base_model = model_ref.get("name") if isinstance(model_ref, Mapping) else None
+    return str(base_model) if base_model else None
+
+
+def model_service_key(namespace: str, base_model: str) -> str:
+    """One string for (namespace, base model): what a cache index of the components sharing a
+    model's Service files each one under, so a component finds its co-owners without reading
+    every component of its namespace."""
+    return f"{namespace}/{base_model}"
+
+
 def build_model_service_owners(
     components: Iterable[Mapping[str, Any]], *, default_namespace: str = "default"
 ) -> dict[tuple[str, str], tuple[JsonDict, ...]]:
@@ -54,11 +68,10 @@ def build_model_service_owners(
     owners: dict[tuple[str, str], dict[str, JsonDict]] = {}
     for dcd in components:
         metadata = dcd.get("metadata") or {}
-        model_ref = (dcd.get("spec") or {}).get("modelRef") or {}
-        name, base_model = metadata.get("name"), model_ref.get("name")
+        name, base_model = metadata.get("name"), served_base_model(dcd)
         if not name or not base_model or metadata.get("deletionTimestamp"):
             continue
-        key = (str(metadata.get("namespace") or default_namespace), str(base_model))
+        key = (str(metadata.get("namespace") or default_namespace), base_model)
         owners.setdefault(key, {})[str(name)] = serving_reference(str(name), metadata.get("uid"))
     return {key: tuple(refs[name] for name in sorted(refs)) for key, refs in owners.items()}
 

@@ -4,14 +4,16 @@ scaling."""
 from manager.app.reconcilers.component_deployment.reconciler import (
     ComponentDeploymentReconciler,
     ComponentKinds,
-    discovery_access_requests,
-    pod_requests,
-    secret_requests,
 )
 from manager.app.reconcilers.component_deployment.setup import (
     components_awaiting,
     pod_for_cache,
     setup,
+)
+from manager.app.reconcilers.component_deployment.watches import (
+    discovery_access_requests,
+    pod_requests,
+    secret_requests,
 )
 
 __all__ = [

@@ -14,7 +14,7 @@ only on a transition.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -24,14 +24,17 @@ from dynamo_operator.builders import (
     BuildContext,
     BuildError,
     ComponentChildren,
+    ModelServiceOwners,
     build_component_children,
     build_discovery_access,
     build_discovery_service_account,
     build_model_service_owners,
     build_shared_model_service,
     discovery_owner,
+    model_service_key,
+    served_base_model,
 )
-from dynamo_operator.constants import DISCOVERY_ACCESS_NAME, Annotations, Labels
+from dynamo_operator.constants import Annotations, Labels
 from dynamo_operator.image_build import awaited_dynamo_component, on_built_image
 from dynamo_operator.pull_secrets import build_pull_secret_index
 from dynamo_operator.settings import OperatorSettings
@@ -46,11 +49,12 @@ from dynamo_operator.status import (
     is_component_progress_only,
 )
 from dynamo_operator.validation import validate_create
+from manager.app.reconcilers.component_deployment.watches import SERVED_MODEL_INDEX
 from manager.runtime.cache import CacheReader
 from manager.runtime.client import ApiError, BadRequest, Client, Invalid, NotFound
 from manager.runtime.controller import Request, Result
 from manager.runtime.events import EventRecorder
-from manager.runtime.kinds import POD, SECRET, SERVICE, SERVICE_ACCOUNT, ResourceKind
+from manager.runtime.kinds import POD, SECRET, SERVICE, ResourceKind
 from manager.runtime.ownership import (
     ChildChanges,
     SharedObjects,
@@ -61,13 +65,7 @@ from manager.runtime.ownership import (
 )
 from manager.runtime.progress import ProgressThrottle
 
-__all__ = [
-    "ComponentDeploymentReconciler",
-    "ComponentKinds",
-    "discovery_access_requests",
-    "pod_requests",
-    "secret_requests",
-]
+__all__ = ["ComponentDeploymentReconciler", "ComponentKinds"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,9 +130,7 @@ class ComponentDeploymentReconciler:
         context = BuildContext(
             settings=self._settings(),
             pull_secrets=self._pull_secrets(request.namespace),
-            model_service_owners=build_model_service_owners(
-                self._reader.list(self._kinds.component, request.namespace)
-            ),
+            model_service_owners=self._model_service_owners(dcd),
         )
         try:
             children = build_component_children(model, context)
@@ -216,6 +212,30 @@ class ComponentDeploymentReconciler:
             elif await self._client.delete(SERVICE, namespace, name):
                 changes.deleted.append(f"Service/{name}")
 
+    def _model_service_owners(self, dcd: Mapping[str, Any]) -> ModelServiceOwners:
+        """The components sharing a base model's Service with this one: for the model it serves
+        and for each it shared before (`_release_model_services` rebuilds those). Found through
+        the cache's index: reading every component of the namespace instead was quadratic in a
+        namespace's components, half the operator's CPU with 2,000 of them."""
+        metadata = dcd["metadata"]
+        namespace = metadata["namespace"]
+        base_models = {model} if (model := served_base_model(dcd)) else set()
+        if self._reader.has_synced(SERVICE):
+            for service in self._reader.list(
+                SERVICE, namespace, owner_uid=metadata["uid"], labels=Labels.BASE_MODEL_HASH
+            ):
+                if shared := (service["metadata"].get("annotations") or {}).get(
+                    Annotations.BASE_MODEL
+                ):
+                    base_models.add(str(shared))
+        return build_model_service_owners(
+            component
+            for base_model in sorted(base_models)
+            for component in self._reader.by_index(
+                self._kinds.component, SERVED_MODEL_INDEX, model_service_key(namespace, base_model)
+            )
+        )
+
     def _pull_secrets(self, namespace: str) -> Any:
         return build_pull_secret_index(self._reader.list(SECRET, namespace))
 
@@ -261,49 +281,3 @@ def _of_a_graph(dcd: Mapping[str, Any]) -> bool:
         ref.get("kind") == KIND_GRAPH_DEPLOYMENT and ref.get("controller")
         for ref in dcd["metadata"].get("ownerReferences") or ()
     )
-
-
-def discovery_access_requests(
-    component_kind: ResourceKind,
-) -> Callable[[Mapping[str, Any], CacheReader], Iterable[Request]]:
-    """A change to the discovery account, Role or RoleBinding (one deleted, say): one component
-    of the account's first owner makes it whole again."""
-
-    def requests(obj: Mapping[str, Any], reader: CacheReader) -> Iterable[Request]:
-        metadata = obj.get("metadata") or {}
-        namespace = metadata.get("namespace") or ""
-        if metadata.get("name") != DISCOVERY_ACCESS_NAME:
-            return ()
-        account = obj if obj.get("kind") == "ServiceAccount" else None
-        if account is None:
-            account = reader.get(SERVICE_ACCOUNT, namespace, DISCOVERY_ACCESS_NAME) or {}
-        for owner in (account.get("metadata") or {}).get("ownerReferences") or ():
-            if owner.get("kind") == component_kind.kind:
-                return (Request(namespace, str(owner["name"])),)
-            for dcd in reader.list(component_kind, namespace, owner_uid=owner.get("uid")):
-                return (Request(namespace, dcd["metadata"]["name"]),)
-        return ()
-
-    return requests
-
-
-def pod_requests(pod: Mapping[str, Any], reader: CacheReader) -> Iterable[Request]:
-    """A pod's component: its `nvidia.com/selector` label names the DCD."""
-    metadata = pod.get("metadata") or {}
-    component = (metadata.get("labels") or {}).get(Labels.SELECTOR)
-    return (Request(metadata.get("namespace") or "", component),) if component else ()
-
-
-def secret_requests(
-    component_kind: ResourceKind,
-) -> Callable[[Mapping[str, Any], CacheReader], Iterable[Request]]:
-    """A pull Secret's namespace's DCDs: their pod templates may gain or lose it."""
-
-    def requests(secret: Mapping[str, Any], reader: CacheReader) -> Iterable[Request]:
-        namespace = (secret.get("metadata") or {}).get("namespace") or ""
-        return [
-            Request(namespace, dcd["metadata"]["name"])
-            for dcd in reader.list(component_kind, namespace)
-        ]
-
-    return requests

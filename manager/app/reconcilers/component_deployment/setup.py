@@ -14,9 +14,13 @@ from manager.app.predicates import spec_or_metadata_changed
 from manager.app.reconcilers.component_deployment.reconciler import (
     ComponentDeploymentReconciler,
     ComponentKinds,
+)
+from manager.app.reconcilers.component_deployment.watches import (
+    SERVED_MODEL_INDEX,
     discovery_access_requests,
     pod_requests,
     secret_requests,
+    served_model_index,
 )
 from manager.runtime.builder import ControllerBuilder
 from manager.runtime.cache import CacheReader
@@ -115,7 +119,9 @@ def _register_cache_options(deps: Deps) -> None:
     """Cache only what the operator manages: children and pods by their selector label, pull
     secrets by type, shared discovery access by its managed-by label. Children are kept packed
     (JSON text, decoded when read): each is read once per reconcile of its component, and a
-    Deployment held as dicts is the biggest object in the cache (~12 KB, ~4 KB as text)."""
+    Deployment held as dicts is the biggest object in the cache (~12 KB, ~4 KB as text).
+    Components are indexed by the base model they serve: who shares its model's Service."""
+    deps.cache.register(COMPONENT, indexers={SERVED_MODEL_INDEX: served_model_index})
     for kind in CHILDREN:
         deps.cache.register(kind, label_selector=MANAGED_SELECTOR, packed=True)
     deps.cache.register(POD, label_selector=MANAGED_SELECTOR, transform=pod_for_cache)
