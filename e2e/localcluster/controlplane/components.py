@@ -6,6 +6,7 @@ as plain processes on 127.0.0.1; each non-obvious choice says why.
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -22,6 +23,9 @@ KUBERNETES_SERVICE_NAMES = (
     "kubernetes.default.svc",
     "kubernetes.default.svc.cluster.local",
 )
+# `LOCAL_CLUSTER_PROFILING=1`: the API server serves /debug/pprof (where a benchmark's server
+# time goes: `kubectl get --raw '/debug/pprof/profile?seconds=30'`). Off by default, as envtest.
+API_SERVER_PROFILING = os.environ.get("LOCAL_CLUSTER_PROFILING") == "1"
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,7 @@ def apiserver_argv(
         "--disable-admission-plugins=ServiceAccount",
         # The 'kubernetes' Service would get 127.0.0.1 endpoints, which validation rejects.
         "--endpoint-reconciler-type=none",
-        "--profiling=false",
+        f"--profiling={str(API_SERVER_PROFILING).lower()}",
     ]
     return argv if node_ip is None else _in_cluster_apiserver_argv(argv, pki, node_ip)
 

@@ -41,9 +41,12 @@ Transform = Callable[[dict[str, Any]], dict[str, Any]]
 to walk)."""
 
 
-def strip_for_cache(kind: ResourceKind, obj: dict[str, Any]) -> dict[str, Any]:
+def strip_for_cache(
+    kind: ResourceKind, obj: dict[str, Any], *, intern: bool = True
+) -> dict[str, Any]:
     """Drop `managedFields` (a fifth of a typical object, never read by controllers), fill in
-    `apiVersion`/`kind` (list items lack them) and share equal strings between cached objects.
+    `apiVersion`/`kind` (list items lack them) and, with `intern` (not for a packed store, which
+    keeps text), share equal strings between cached objects.
 
     The JSON decoder shares keys but makes a new string for every value: the same image, label,
     probe command and condition reason are kept once per object. Interning them takes about a
@@ -53,12 +56,13 @@ def strip_for_cache(kind: ResourceKind, obj: dict[str, Any]) -> dict[str, Any]:
     metadata = obj.get("metadata")
     if metadata is not None:
         metadata.pop("managedFields", None)
-        uid, version = metadata.pop("uid", None), metadata.pop("resourceVersion", None)
-        _intern_strings(obj)
-        if uid is not None:
-            metadata["uid"] = uid
-        if version is not None:
-            metadata["resourceVersion"] = version
+        if intern:
+            uid, version = metadata.pop("uid", None), metadata.pop("resourceVersion", None)
+            _intern_strings(obj)
+            if uid is not None:
+                metadata["uid"] = uid
+            if version is not None:
+                metadata["resourceVersion"] = version
     obj["apiVersion"] = kind.api_version
     obj["kind"] = kind.kind
     return obj
@@ -135,7 +139,7 @@ class Informer:
     def _prepare(self, obj: dict[str, Any]) -> dict[str, Any]:
         if self._transform is not None:
             obj = self._transform(obj)
-        return strip_for_cache(self.kind, obj)
+        return strip_for_cache(self.kind, obj, intern=not self.store.packed)
 
     async def run(
         self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED

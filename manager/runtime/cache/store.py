@@ -115,6 +115,11 @@ class Store:
         }
         self._indexes: dict[str, dict[str, set[ObjectKey]]] = {n: {} for n in self._indexers}
 
+    @property
+    def packed(self) -> bool:
+        """Whether objects are kept as JSON text (`Cache.register(..., packed=True)`)."""
+        return self._packed
+
     def __len__(self) -> int:
         return len(self._objects)
 
