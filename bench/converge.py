@@ -5,8 +5,9 @@ waited for) after each run:
 
 * floor: no operator. A bare client (`RestClient`, `--concurrency` graphs in flight) creates the
   N DynamoGraphDeployments and exactly the objects the operator would create for them
-  (`dynamo_operator.render.render_objects`: per service a DCD, its Deployment and Service), each
-  child with its owner's uid, then waits until every Deployment is available.
+  (`dynamo_operator.render.render_objects`: per graph its discovery ServiceAccount, Role and
+  RoleBinding, per service a DCD, its Deployment and Service), each child with its owner's uid,
+  then waits until every Deployment is available.
 * operator: `dynamo-operator run` as a process, as users run it (`--max-concurrent-reconciles
   --workers`, `LOG_LEVEL=info` to a file), started fresh; the same client creates the N graphs and
   waits until every graph's `status.state` is `successful`. Then, from the operator's `/metrics`:
@@ -360,10 +361,10 @@ async def create_floor_graph(
     namespace = graph["metadata"]["namespace"]
     objects = render_objects([graph], SETTINGS, default_namespace=namespace).objects
     components: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    access: list[dict[str, Any]] = []  # the graph's discovery account, its Role and RoleBinding
     for obj in objects:
         if not components and obj["kind"] != COMPONENT.kind:
-            # The namespace's shared discovery account, Role and RoleBinding: a few objects per
-            # namespace, left out of the floor (the operator's cost includes them).
+            access.append(obj)
             continue
         if obj["kind"] == COMPONENT.kind:
             components.append((obj, []))
@@ -382,7 +383,15 @@ async def create_floor_graph(
             for child in children:
                 tg.start_soon(write, kinds.kind_of(child), owned_by(child, created))
 
+    async def create_access(account: dict[str, Any], *owned: dict[str, Any]) -> None:
+        created = await write(kinds.kind_of(account), owned_by(account, owner))
+        async with anyio.create_task_group() as tg:
+            for obj in owned:
+                tg.start_soon(write, kinds.kind_of(obj), owned_by(obj, created))
+
     async with anyio.create_task_group() as tg:
+        if access:
+            tg.start_soon(create_access, *access)
         for dcd, children in components:
             tg.start_soon(create_component, dcd, children)
 

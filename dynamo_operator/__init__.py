@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 from dynamo_operator.backend_inference import effective_backend, launched_backends
 from dynamo_operator.constants import (
     DEFAULT_INGRESS_HOST_SUFFIX,
-    DISCOVERY_ACCESS_NAME,
+    DISCOVERY_ACCOUNT_SUFFIX,
     FRONTEND_DEFAULT_COMMAND,
     GPU_RESOURCE_NAME,
     HPA_DEFAULT_CPU_UTILIZATION,
@@ -112,7 +112,7 @@ __all__ = [
     "ALL_OPTIONAL_APIS",
     "COMPONENT_REFERENCE_RULE",
     "DEFAULT_INGRESS_HOST_SUFFIX",
-    "DISCOVERY_ACCESS_NAME",
+    "DISCOVERY_ACCOUNT_SUFFIX",
     "DNS1123_LABEL_MAX_LENGTH",
     "FRONTEND_DEFAULT_COMMAND",
     "GPU_RESOURCE_NAME",

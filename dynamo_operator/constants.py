@@ -90,9 +90,11 @@ class Env:
 MAIN_CONTAINER_NAME: Final = "main"
 TERMINATION_GRACE_PERIOD_SECONDS: Final = 60
 PLANNER_SERVICE_ACCOUNT_NAME: Final = "planner-serviceaccount"
-DISCOVERY_ACCESS_NAME: Final = "dynamo-discovery"
-"""The ServiceAccount (and its Role and RoleBinding) that components run as in a namespace with
-Kubernetes discovery: Dynamo's processes find each other through the API server."""
+DISCOVERY_ACCOUNT_SUFFIX: Final = "-k8s-service-discovery"
+"""With Kubernetes discovery, a graph's components run as ``<graph>-k8s-service-discovery`` (a
+standalone component as ``<component>-k8s-service-discovery``), with a Role and RoleBinding of
+that name plus ``-role`` and ``-binding``: Dynamo's processes find each other through the API
+server. The upstream operator's names."""
 
 FRONTEND_DEFAULT_COMMAND: Final = ("python3", "-m", "dynamo.frontend")
 """What a frontend with no command runs, as the upstream operator starts it."""

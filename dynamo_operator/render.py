@@ -4,11 +4,11 @@
 DynamoGraphDeployment yields its PVCs and DynamoComponentDeployments, and each DCD (generated or
 given) yields its Deployment or LeaderWorkerSets, Service, Ingress or VirtualService and autoscaler.
 Secrets of type ``kubernetes.io/dockerconfigjson`` among the documents feed pull-secret discovery.
-With Kubernetes discovery, the account the pods of a namespace run as (owned by each graph, or
-standalone component, of the documents) comes first, once per namespace, with its Role and
-RoleBinding. Then documents in input order: for each graph the planner's ServiceAccount (and its
-RoleBinding when a ``planner_cluster_role_name`` is given) if it has a planner, its PVCs, then per
-component (sorted by name) the DCD followed by its children. What several graphs share (the
+With Kubernetes discovery, the account the pods of each graph (or standalone component) run as,
+owned by it, comes first with its Role and RoleBinding. Then documents in input order: for each
+graph the planner's ServiceAccount (and its RoleBinding when a ``planner_cluster_role_name`` is
+given) if it has a planner, its PVCs, then per component (sorted by name) the DCD followed by
+its children. What several graphs share (the
 planner's account, a base model's headless Service) comes out once, after the first of them.
 """
 
@@ -182,17 +182,16 @@ def render_objects(
 def _discovery_access(
     components: Iterable[Mapping[str, Any]], default_namespace: str
 ) -> list[dict[str, Any]]:
-    """Per namespace, the discovery account owned by every graph (or standalone component) of
-    it among the documents, and its Role and RoleBinding."""
-    owners: dict[str, list[dict[str, Any]]] = {}
+    """The discovery account of each graph (or standalone component) among the documents, owned
+    by it, and the account's Role and RoleBinding."""
+    objects: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
     for dcd in components:
         namespace = dcd["metadata"].get("namespace") or default_namespace
         owner = discovery_owner(dcd)
-        if owner not in owners.setdefault(namespace, []):
-            owners[namespace].append(owner)
-    objects: list[dict[str, Any]] = []
-    for namespace, references in owners.items():
-        account = build_discovery_service_account(namespace)
-        account["metadata"]["ownerReferences"] = references
+        if not owner.get("name") or (namespace, owner["name"]) in seen:
+            continue  # a nameless document's pods run as the namespace default
+        seen.add((namespace, owner["name"]))
+        account = build_discovery_service_account(namespace, owner)
         objects += [account, *build_discovery_access(namespace, account)]
     return objects

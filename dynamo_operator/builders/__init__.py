@@ -6,8 +6,9 @@ One entry per build, each taking a validated model and a ``BuildContext``:
 ``build_component_deployments(dgd, context)``, ``build_persistent_volume_claims(dgd, context)`` and
 ``build_component_children(dcd, context)``; the planner's ServiceAccount and RoleBinding, shared
 by the graphs of a namespace, come from ``build_planner_access(dgd, namespace, role_name)``, and
-the Kubernetes-discovery account its components run as from ``build_discovery_service_account``
-and ``build_discovery_access`` (its Role and RoleBinding, owned by the account). A
+the Kubernetes-discovery account a graph's components run as from
+``build_discovery_service_account`` (one per graph, owned by it) and ``build_discovery_access``
+(its Role and RoleBinding, owned by the account). A
 base model's headless Service is shared by the components serving it: its owners come from
 ``build_model_service_owners(dcds)`` (handed to the builders in the context; the operator
 hands it only the co-owners, found by ``model_service_key``), and
@@ -37,6 +38,7 @@ from dynamo_operator.builders.service_account import (
     build_discovery_access,
     build_discovery_service_account,
     build_planner_access,
+    discovery_account_name,
     discovery_owner,
 )
 
@@ -58,6 +60,7 @@ __all__ = [
     "build_shared_model_service",
     "controller_reference",
     "deep_merge",
+    "discovery_account_name",
     "discovery_owner",
     "merge_env",
     "model_service_key",

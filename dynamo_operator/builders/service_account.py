@@ -2,9 +2,13 @@
 
 Planners scale the graph through the Kubernetes API, so their pods run as
 ``planner-serviceaccount``, which the cluster binds to the planner's role. With Kubernetes
-discovery every other component runs as ``dynamo-discovery``, allowed exactly what Dynamo's
-runtime asks of the API server (publish its DynamoWorkerMetadata, watch the others' and the
-EndpointSlices that say which are ready); with etcd discovery, as its namespace's default. A
+discovery every other component runs as its graph's discovery account,
+``<graph>-k8s-service-discovery`` (a standalone component's own, ``<component>-...``), allowed
+exactly what Dynamo's runtime asks of the API server (publish its DynamoWorkerMetadata, watch the
+others' and the EndpointSlices that say which are ready); with etcd discovery, as its
+namespace's default. One account per graph, owned by it, as the upstream operator has it: an
+account shared by a namespace's graphs and owned by each grew with every graph (a namespace of
+2,000 graphs rewrote an account of 2,000 owner references 2,000 times). A
 ``serviceAccountName`` in ``extraPodSpec`` always wins. The rule is asked in two places: a graph
 forces it into its planner DCDs (``extraPodSpec.serviceAccountName``, as the upstream operator
 does), and the pod template defaults it for a planner DCD written directly, where the user's
@@ -13,14 +17,14 @@ does), and the pod template defaults it for a planner DCD written directly, wher
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dynamo_operator.api import GROUP, KIND_GRAPH_DEPLOYMENT, DynamoGraphDeployment
 from dynamo_operator.api.constants import ComponentType
 from dynamo_operator.builders.merge import JsonDict, copy_json
 from dynamo_operator.constants import (
-    DISCOVERY_ACCESS_NAME,
+    DISCOVERY_ACCOUNT_SUFFIX,
     MANAGED_BY_OPERATOR,
     PLANNER_SERVICE_ACCOUNT_NAME,
     Labels,
@@ -28,14 +32,23 @@ from dynamo_operator.constants import (
 from dynamo_operator.settings import DiscoveryBackend
 
 
+def discovery_account_name(owner_name: str) -> str:
+    """The discovery account of a graph (or standalone component) named ``owner_name``."""
+    return f"{owner_name}{DISCOVERY_ACCOUNT_SUFFIX}"
+
+
 def component_service_account(
-    component_type: str | None, discovery_backend: DiscoveryBackend | None = None
+    component_type: str | None,
+    discovery_backend: DiscoveryBackend | None = None,
+    discovery_owner_name: str | None = None,
 ) -> str | None:
     """The service account a component of this type runs as, or None for the namespace default.
     Without ``discovery_backend``: only what the type requires (the planner's account)."""
     if component_type == ComponentType.PLANNER:
         return PLANNER_SERVICE_ACCOUNT_NAME
-    return DISCOVERY_ACCESS_NAME if discovery_backend == "kubernetes" else None
+    if discovery_backend == "kubernetes" and discovery_owner_name:
+        return discovery_account_name(discovery_owner_name)
+    return None
 
 
 DISCOVERY_RULES: tuple[JsonDict, ...] = (
@@ -56,24 +69,35 @@ worker was refused without it); the frontend lists and watches them and the Endp
 discoverable Services."""
 
 
-def build_discovery_service_account(namespace: str) -> JsonDict:
-    """The account components run as; its owners are the graphs of the namespace (see
-    ``manager.runtime.ownership.SharedObjects``), so it goes with the last of them."""
-    return {
-        "apiVersion": "v1",
-        "kind": "ServiceAccount",
-        "metadata": _shared_metadata(namespace, DISCOVERY_ACCESS_NAME),
-    }
+def build_discovery_service_account(namespace: str, owner: Mapping[str, Any]) -> JsonDict:
+    """The discovery account of ``owner`` (``discovery_owner``), owned by it so it goes with
+    it."""
+    metadata = _managed_metadata(namespace, discovery_account_name(str(owner["name"])))
+    metadata["ownerReferences"] = [dict(owner)]
+    return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata}
 
 
 def discovery_owner(dcd: Mapping[str, Any]) -> JsonDict:
     """Who owns the discovery account for a component: its graph (its controller), or the
     component itself when it has none. ``uid`` only when known (``render`` knows none)."""
     metadata = dcd["metadata"]
-    for reference in metadata.get("ownerReferences") or ():
-        if reference.get("controller") and reference.get("kind") == KIND_GRAPH_DEPLOYMENT:
-            return _owner_reference(reference)
+    graph = _controlling_graph(metadata.get("ownerReferences") or ())
+    if graph is not None:
+        return _owner_reference(graph)
     return _owner_reference({**metadata, "apiVersion": dcd["apiVersion"], "kind": dcd["kind"]})
+
+
+def discovery_owner_name(name: str, owner_references: Iterable[Mapping[str, Any]]) -> str:
+    """The name of ``discovery_owner`` for the component ``name`` with these references."""
+    graph = _controlling_graph(owner_references)
+    return str(graph["name"]) if graph is not None else name
+
+
+def _controlling_graph(references: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    for reference in references:
+        if reference.get("controller") and reference.get("kind") == KIND_GRAPH_DEPLOYMENT:
+            return reference
+    return None
 
 
 def _owner_reference(source: Mapping[str, Any]) -> JsonDict:
@@ -81,36 +105,35 @@ def _owner_reference(source: Mapping[str, Any]) -> JsonDict:
 
 
 def build_discovery_access(namespace: str, service_account: Mapping[str, Any]) -> list[JsonDict]:
-    """The Role and RoleBinding of the discovery account, owned by it (created from its live
-    copy: the owner reference needs its uid, left out when unknown), so they go when it goes."""
+    """The Role and RoleBinding of a discovery account, owned by it (built from its live copy:
+    the owner reference needs its uid, left out when unknown), so they go when it goes."""
+    name = str(service_account["metadata"]["name"])
     account = {**service_account["metadata"], "apiVersion": "v1", "kind": "ServiceAccount"}
-    metadata = {
-        **_shared_metadata(namespace, DISCOVERY_ACCESS_NAME),
-        "ownerReferences": [_owner_reference(account)],
-    }
+    owners = [_owner_reference(account)]
     role: JsonDict = {
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "Role",
-        "metadata": copy_json(metadata),
+        "metadata": {**_managed_metadata(namespace, f"{name}-role"), "ownerReferences": owners},
         "rules": copy_json(list(DISCOVERY_RULES)),
     }
     binding: JsonDict = {
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "RoleBinding",
-        "metadata": copy_json(metadata),
+        "metadata": {
+            **_managed_metadata(namespace, f"{name}-binding"),
+            "ownerReferences": copy_json(owners),
+        },
         "roleRef": {
             "apiGroup": "rbac.authorization.k8s.io",
             "kind": "Role",
-            "name": DISCOVERY_ACCESS_NAME,
+            "name": f"{name}-role",
         },
-        "subjects": [
-            {"kind": "ServiceAccount", "name": DISCOVERY_ACCESS_NAME, "namespace": namespace}
-        ],
+        "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": namespace}],
     }
     return [role, binding]
 
 
-def _shared_metadata(namespace: str, name: str) -> JsonDict:
+def _managed_metadata(namespace: str, name: str) -> JsonDict:
     return {
         "name": name,
         "namespace": namespace,
@@ -131,7 +154,7 @@ def build_planner_access(
         service.component_type == ComponentType.PLANNER for service in dgd.spec.services.values()
     ):
         return []
-    metadata = _shared_metadata(namespace, PLANNER_SERVICE_ACCOUNT_NAME)
+    metadata = _managed_metadata(namespace, PLANNER_SERVICE_ACCOUNT_NAME)
     objects: list[JsonDict] = [{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata}]
     if planner_cluster_role_name:
         objects.append(

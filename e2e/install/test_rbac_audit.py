@@ -93,7 +93,7 @@ NOT_REQUESTED = {
     ),
     **{
         (verb, "nvidia.com", "dynamoworkermetadatas"): (
-            "the API server lets the operator create the dynamo-discovery Role only with "
+            "the API server lets the operator create a graph's discovery Role only with "
             "permissions it holds itself (RBAC's escalation check); Dynamo's pods use them"
         )
         for verb in ("list", "watch", "create", "patch")

@@ -41,8 +41,6 @@ from manager.runtime.kinds import (
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
-DISCOVERY = "dynamo-discovery"
-
 
 async def converged_component(world: World, name: str) -> dict[str, Any]:
     """Wait until the DCD is Available for its latest generation, and return it."""
@@ -201,12 +199,13 @@ async def test_deleting_the_sample_graph_collects_its_children_and_keeps_the_cla
 
 
 @kwok_only.PODS_READY
-async def test_discovery_access_is_shared_by_the_graphs_and_goes_with_the_last(
+async def test_each_graph_has_its_own_discovery_access_and_it_goes_with_the_graph(
     world: World,
 ) -> None:
-    """Kubernetes discovery (the operator runs without --etcdAddr): the components' pods run as
-    dynamo-discovery, allowed exactly what Dynamo's runtime asks, in the namespace; a user's own
-    account is kept; the account goes when the last graph of the namespace goes."""
+    """Kubernetes discovery (the operator runs without --etcdAddr): each graph's pods run as
+    `<graph>-k8s-service-discovery`, owned by the graph and allowed exactly what Dynamo's runtime
+    asks, in the namespace; a user's own account is kept; a graph's account goes with it and
+    the other graph's stays."""
     own_account = small_graph("own-account")
     worker = own_account["spec"]["services"]["VllmWorker"]
     worker["extraPodSpec"]["serviceAccountName"] = "my-account"
@@ -214,25 +213,29 @@ async def test_discovery_access_is_shared_by_the_graphs_and_goes_with_the_last(
     await world.create(GRAPH, own_account)
     first, second = await world.all_converged(["first", "own-account"])
 
-    account = await world.get(SERVICE_ACCOUNT, DISCOVERY)
-    assert account is not None
-    owners = {ref["uid"] for ref in account["metadata"]["ownerReferences"]}
-    assert owners == {first["metadata"]["uid"], second["metadata"]["uid"]}
-    role = await world.get(ROLE, DISCOVERY)
-    binding = await world.get(ROLE_BINDING, DISCOVERY)
-    assert role is not None
-    assert binding is not None
-    assert sorted((tuple(r["resources"]), tuple(r["verbs"])) for r in role["rules"]) == [
-        (("dynamoworkermetadatas",), ("list", "watch", "create", "patch")),
-        (("endpointslices",), ("list", "watch")),
-    ]
-    assert binding["subjects"] == [
-        {"kind": "ServiceAccount", "name": DISCOVERY, "namespace": world.namespace}
-    ]
-    for obj in (role, binding):
-        assert [ref["uid"] for ref in obj["metadata"]["ownerReferences"]] == [
-            account["metadata"]["uid"]
+    for graph in (first, second):
+        name = graph["metadata"]["name"]
+        account = await world.get(SERVICE_ACCOUNT, discovery(name))
+        assert account is not None
+        assert [ref["uid"] for ref in account["metadata"]["ownerReferences"]] == [
+            graph["metadata"]["uid"]
         ]
+        role = await world.get(ROLE, f"{discovery(name)}-role")
+        binding = await world.get(ROLE_BINDING, f"{discovery(name)}-binding")
+        assert role is not None
+        assert binding is not None
+        assert sorted((tuple(r["resources"]), tuple(r["verbs"])) for r in role["rules"]) == [
+            (("dynamoworkermetadatas",), ("list", "watch", "create", "patch")),
+            (("endpointslices",), ("list", "watch")),
+        ]
+        assert binding["roleRef"]["name"] == f"{discovery(name)}-role"
+        assert binding["subjects"] == [
+            {"kind": "ServiceAccount", "name": discovery(name), "namespace": world.namespace}
+        ]
+        for obj in (role, binding):
+            assert [ref["uid"] for ref in obj["metadata"]["ownerReferences"]] == [
+                account["metadata"]["uid"]
+            ]
     accounts = {
         deployment["metadata"]["name"]: deployment["spec"]["template"]["spec"].get(
             "serviceAccountName"
@@ -240,9 +243,9 @@ async def test_discovery_access_is_shared_by_the_graphs_and_goes_with_the_last(
         for deployment in await world.list(DEPLOYMENT)
     }
     assert accounts == {
-        "first-frontend": DISCOVERY,
-        "first-vllmworker": DISCOVERY,
-        "own-account-frontend": DISCOVERY,
+        "first-frontend": discovery("first"),
+        "first-vllmworker": discovery("first"),
+        "own-account-frontend": discovery("own-account"),
         "own-account-vllmworker": "my-account",
     }
     services = {s["metadata"]["name"]: s["metadata"]["labels"] for s in await world.list(SERVICE)}
@@ -251,27 +254,25 @@ async def test_discovery_access_is_shared_by_the_graphs_and_goes_with_the_last(
     assert "nvidia.com/dynamo-discovery-enabled" not in services["first-frontend"]
 
     await world.delete(GRAPH, "first")
-    await eventually(
-        "the account still there, owned by the graph left",
-        lambda: _owned_only_by(world, second["metadata"]["uid"]),
-        within=180,
-    )
 
-    await world.delete(GRAPH, "own-account")
-
-    async def collected() -> bool:
+    async def collected(graph: str) -> bool:
+        names = (discovery(graph), f"{discovery(graph)}-role", f"{discovery(graph)}-binding")
+        kinds = (SERVICE_ACCOUNT, ROLE, ROLE_BINDING)
         return all(
-            [
-                await world.get(kind, DISCOVERY) is None
-                for kind in (SERVICE_ACCOUNT, ROLE, ROLE_BINDING)
-            ]
+            [await world.get(kind, name) is None for kind, name in zip(kinds, names, strict=True)]
         )
 
-    await eventually("the discovery account, Role and RoleBinding collected", collected, within=180)
+    await eventually(
+        "the first graph's account, Role and RoleBinding collected",
+        lambda: collected("first"),
+        within=180,
+    )
+    assert await world.get(SERVICE_ACCOUNT, discovery("own-account")) is not None
+    await world.delete(GRAPH, "own-account")
+    await eventually(
+        "the other graph's collected too", lambda: collected("own-account"), within=180
+    )
 
 
-async def _owned_only_by(world: World, uid: str) -> bool:
-    account = await world.get(SERVICE_ACCOUNT, DISCOVERY)
-    return account is not None and [
-        ref["uid"] for ref in account["metadata"].get("ownerReferences") or ()
-    ] == [uid]
+def discovery(graph: str) -> str:
+    return f"{graph}-k8s-service-discovery"

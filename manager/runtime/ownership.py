@@ -158,9 +158,10 @@ async def apply_each(
 
 
 class SharedObjects:
-    """Objects several owners share (the namespace's discovery account, say), applied with
-    every owner among their owner references, so the garbage collector removes each with the
-    last of its owners, and the reference of each owner deleted before.
+    """Objects several owners share, or that several reconciles apply (a graph's discovery
+    account, applied by each of its components), applied with every owner among their owner
+    references, so the garbage collector removes each with the last of its owners, and the
+    reference of each owner deleted before.
 
     The object is applied when it is missing or differs (its digest leaves the owners out);
     an owner it lacks is added alone, with a strategic merge patch that keeps every other

@@ -129,7 +129,7 @@ def _shared(objects: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[st
     }
 
 
-def test_the_discovery_account_comes_first_once_per_namespace_owned_by_each_graph() -> None:
+def test_each_graph_has_its_own_discovery_account_owned_by_it_first() -> None:
     frontend = {"Frontend": {"componentType": "frontend"}}
     second = {**_graph(frontend), "metadata": {"name": "h"}}
     other = {**_graph(frontend), "metadata": {"name": "g", "namespace": "other"}}
@@ -138,23 +138,33 @@ def test_the_discovery_account_comes_first_once_per_namespace_owned_by_each_grap
 
     shared = _shared(objects)
     assert [obj["kind"] for obj in objects[:3]] == ["ServiceAccount", "Role", "RoleBinding"]
-    assert sorted(shared) == [
-        (kind, namespace, "dynamo-discovery")
-        for kind in ("Role", "RoleBinding", "ServiceAccount")
-        for namespace in ("default", "other")
+    assert sorted(shared) == sorted(
+        (kind, namespace, f"{graph}-k8s-service-discovery{suffix}")
+        for kind, suffix in (("Role", "-role"), ("RoleBinding", "-binding"), ("ServiceAccount", ""))
+        for namespace, graph in (("default", "g"), ("default", "h"), ("other", "g"))
+    )
+    account = shared["ServiceAccount", "default", "h-k8s-service-discovery"]
+    assert account["metadata"]["ownerReferences"] == [
+        {"apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoGraphDeployment", "name": "h"}
     ]
-    owners = shared["ServiceAccount", "default", "dynamo-discovery"]["metadata"]["ownerReferences"]
-    assert [(o["kind"], o["name"]) for o in owners] == [
-        ("DynamoGraphDeployment", "g"),
-        ("DynamoGraphDeployment", "h"),
+    binding = shared["RoleBinding", "other", "g-k8s-service-discovery-binding"]
+    assert binding["metadata"]["ownerReferences"] == [
+        {"apiVersion": "v1", "kind": "ServiceAccount", "name": "g-k8s-service-discovery"}
     ]
-    assert all("controller" not in owner for owner in owners)  # shared: none is the controller
-    role = shared["Role", "other", "dynamo-discovery"]
-    assert role["metadata"]["ownerReferences"] == [
-        {"apiVersion": "v1", "kind": "ServiceAccount", "name": "dynamo-discovery"}
+    assert binding["roleRef"]["name"] == "g-k8s-service-discovery-role"
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": "g-k8s-service-discovery", "namespace": "other"}
     ]
-    pods = [o["spec"]["template"]["spec"] for o in objects if o["kind"] == "Deployment"]
-    assert {pod["serviceAccountName"] for pod in pods} == {"dynamo-discovery"}
+    pods = {
+        (o["metadata"]["namespace"], o["metadata"]["name"]): o["spec"]["template"]["spec"]
+        for o in objects
+        if o["kind"] == "Deployment"
+    }
+    assert {key: pod["serviceAccountName"] for key, pod in pods.items()} == {
+        ("default", "g-frontend"): "g-k8s-service-discovery",
+        ("default", "h-frontend"): "h-k8s-service-discovery",
+        ("other", "g-frontend"): "g-k8s-service-discovery",
+    }
 
 
 def test_with_etcd_discovery_no_account_is_rendered() -> None:

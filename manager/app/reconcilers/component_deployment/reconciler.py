@@ -166,13 +166,14 @@ class ComponentDeploymentReconciler:
         self, dcd: Mapping[str, Any], settings: OperatorSettings
     ) -> list[str]:
         """With Kubernetes discovery, the account the component's pods run as, before the pods:
-        one per namespace, owned by every graph (or standalone component) there so it goes with
-        the last; its Role and RoleBinding owned by it. What was created, as `Kind/name`."""
+        its graph's (or its own, standalone), owned by the graph; its Role and RoleBinding owned
+        by it. The components of a graph apply it in turns (`SharedObjects`): the first creates
+        it, the others find it. What was created, as `Kind/name`."""
         if settings.discovery_backend != "kubernetes":
             return []
-        namespace = dcd["metadata"]["namespace"]
+        namespace, owner = dcd["metadata"]["namespace"], discovery_owner(dcd)
         account, created = await self._shared.apply(
-            build_discovery_service_account(namespace), discovery_owner(dcd)
+            build_discovery_service_account(namespace, owner), owner
         )
         names = [f"ServiceAccount/{account['metadata']['name']}"] if created else []
         access = build_discovery_access(namespace, account)

@@ -45,7 +45,7 @@ CHILDREN = (DEPLOYMENT, SERVICE, INGRESS, HORIZONTAL_POD_AUTOSCALER)
 # Children and pods carry the component's selector label; caching only those keeps the operator
 # from holding every Deployment and Pod of the cluster.
 MANAGED_SELECTOR = Labels.SELECTOR
-SHARED_SELECTOR = f"{Labels.MANAGED_BY}={MANAGED_BY_OPERATOR}"
+MANAGED_BY_SELECTOR = f"{Labels.MANAGED_BY}={MANAGED_BY_OPERATOR}"
 
 
 def setup(manager: Manager, deps: Deps) -> Controller:
@@ -117,18 +117,19 @@ def pod_for_cache(pod: dict[str, Any]) -> dict[str, Any]:
 
 def _register_cache_options(deps: Deps) -> None:
     """Cache only what the operator manages: children and pods by their selector label, pull
-    secrets by type, shared discovery access by its managed-by label. Children and pods are kept
-    packed (JSON text, decoded when read): each is read once per reconcile of its component, and
-    as dicts they are the biggest objects in the cache (a Deployment ~12 KB, ~4 KB as text; a
-    trimmed pod 6.3 KB).
-    Components are indexed by the base model they serve: who shares its model's Service."""
+    secrets by type, discovery accounts and their Roles and RoleBindings (three per graph) by
+    their managed-by label. All but components and Secrets are kept packed (JSON text, decoded
+    when read): each is read about once per reconcile of its component, and as dicts children
+    and pods are the biggest objects in the cache (a Deployment ~12 KB, ~4 KB as text; a
+    trimmed pod 6.3 KB). Components are indexed by the base model they serve: who shares its
+    model's Service."""
     deps.cache.register(COMPONENT, indexers={SERVED_MODEL_INDEX: served_model_index})
     for kind in CHILDREN:
         deps.cache.register(kind, label_selector=MANAGED_SELECTOR, packed=True)
     deps.cache.register(POD, label_selector=MANAGED_SELECTOR, transform=pod_for_cache, packed=True)
     deps.cache.register(SECRET, field_selector="type=kubernetes.io/dockerconfigjson")
     for kind in (SERVICE_ACCOUNT, ROLE, ROLE_BINDING):
-        deps.cache.register(kind, label_selector=SHARED_SELECTOR)
+        deps.cache.register(kind, label_selector=MANAGED_BY_SELECTOR, packed=True)
 
 
 def _take_up(controller: Controller, deps: Deps, present: frozenset[str]) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from dynamo_operator.builders import model_service_key, served_base_model
-from dynamo_operator.constants import DISCOVERY_ACCESS_NAME, Labels
+from dynamo_operator.constants import DISCOVERY_ACCOUNT_SUFFIX, Labels
 from manager.runtime.cache import CacheReader
 from manager.runtime.controller import Request
 from manager.runtime.kinds import SERVICE_ACCOUNT, ResourceKind
@@ -36,18 +36,22 @@ def served_model_index(dcd: Mapping[str, Any]) -> list[str]:
 def discovery_access_requests(
     component_kind: ResourceKind,
 ) -> Callable[[Mapping[str, Any], CacheReader], Iterable[Request]]:
-    """A change to the discovery account, Role or RoleBinding (one deleted, say): one component
-    of the account's first owner makes it whole again."""
+    """A change to a discovery account, Role or RoleBinding (one deleted, say): one component
+    of the account's owner makes it whole again."""
 
     def requests(obj: Mapping[str, Any], reader: CacheReader) -> Iterable[Request]:
         metadata = obj.get("metadata") or {}
         namespace = metadata.get("namespace") or ""
-        if metadata.get("name") != DISCOVERY_ACCESS_NAME:
-            return ()
-        account = obj if obj.get("kind") == "ServiceAccount" else None
+        account: Mapping[str, Any] | None = obj if obj.get("kind") == "ServiceAccount" else None
         if account is None:
-            account = reader.get(SERVICE_ACCOUNT, namespace, DISCOVERY_ACCESS_NAME) or {}
-        for owner in (account.get("metadata") or {}).get("ownerReferences") or ():
+            for owner in metadata.get("ownerReferences") or ():
+                if owner.get("kind") == "ServiceAccount":
+                    name = str(owner.get("name"))
+                    account = reader.get(SERVICE_ACCOUNT, namespace, name) or {}
+        account_metadata = (account or {}).get("metadata") or {}
+        if not str(account_metadata.get("name")).endswith(DISCOVERY_ACCOUNT_SUFFIX):
+            return ()
+        for owner in account_metadata.get("ownerReferences") or ():
             if owner.get("kind") == component_kind.kind:
                 return (Request(namespace, str(owner["name"])),)
             for dcd in reader.list(component_kind, namespace, owner_uid=owner.get("uid")):
