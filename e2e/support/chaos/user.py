@@ -21,24 +21,20 @@ import anyio
 
 from e2e.support.chaos import specs
 from e2e.support.chaos.plan import EditKind, Step
+from e2e.support.chaos.retry import RETRIED, retrying
 from e2e.support.chaos.webhook import RUN_LABEL
 from e2e.support.graphs import USER
 from e2e.support.kinds import GRAPH, MODEL
 from manager.runtime.client import (
     AlreadyExists,
-    Conflict,
     NotFound,
     RestClient,
-    ServerError,
-    TooManyRequests,
-    TransportError,
 )
 from manager.runtime.kinds import NAMESPACE
 
 T = TypeVar("T")
 RETRY_WITHIN = 600.0
 GONE_WITHIN = 600.0
-_RETRIED = (TransportError, ServerError, TooManyRequests, Conflict, OSError)
 
 
 @dataclass
@@ -158,22 +154,17 @@ class ChaosUser:
                 await self.rest.get(kind, namespace, name)
             except NotFound:
                 return
-            except _RETRIED:
+            except RETRIED:
                 pass
             await anyio.sleep(1.0)
         raise TimeoutError(f"{kind.kind} {name} still there after {GONE_WITHIN:.0f}s")
 
     async def _retry(self, description: str, write: Callable[[], Awaitable[T]]) -> T:
-        deadline = time.monotonic() + RETRY_WITHIN
-        while True:
-            try:
-                return await write()
-            except _RETRIED as error:
-                if "failed calling webhook" in str(error):
-                    self.refused += 1
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"{description}: still failing: {error}") from error
-                await anyio.sleep(1.0)
+        return await retrying(description, write, within=RETRY_WITHIN, on_error=self._note)
+
+    def _note(self, error: Exception) -> None:
+        if "failed calling webhook" in str(error):
+            self.refused += 1
 
     def _lock(self, index: int) -> anyio.Lock:
         return self._locks.setdefault(index, anyio.Lock())

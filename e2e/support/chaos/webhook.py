@@ -12,7 +12,6 @@ take turns: two side by side started two servers on one port, and the first one 
 from __future__ import annotations
 
 import subprocess
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -21,9 +20,9 @@ import anyio
 import anyio.to_thread
 
 from e2e.localcluster.ports import free_port
+from e2e.support.chaos.retry import retrying
 from e2e.support.webhooks import start_webhook_server
 from manager.runtime.client import RestClient
-from manager.runtime.client.errors import ServerError, TransportError
 from webhooks import (
     VALIDATING_WEBHOOK_CONFIGURATION,
     UrlTarget,
@@ -77,14 +76,9 @@ class ChaosWebhook:
 
     async def _set_policy(self, policy: FailurePolicy) -> None:
         """Retried while the API server is down: an outage may fall on one of its restarts."""
-        deadline = time.monotonic() + POLICY_WITHIN
-        while True:
-            try:
-                return await self._patch_policy(policy)
-            except (TransportError, ServerError):
-                if time.monotonic() > deadline:
-                    raise
-                await anyio.sleep(1.0)
+        await retrying(
+            f"failurePolicy {policy}", lambda: self._patch_policy(policy), within=POLICY_WITHIN
+        )
 
     async def _patch_policy(self, policy: FailurePolicy) -> None:
         current = await self.rest.get(VALIDATING_WEBHOOK_CONFIGURATION, None, self.name)

@@ -4,12 +4,11 @@ Five steps per pass, each a call: read the DCD from the cache; validate it with 
 validators (the webhook's rules: invalid is terminal until the spec changes); build its children
 with the pure builders (Deployment or LeaderWorkerSets (+ PodGroups), Service, the base model's
 headless Service, Ingress or VirtualService, HPA); apply what differs (first, with Kubernetes
-discovery, the namespace's discovery account its pods run as: see `_ensure_discovery_access`)
-and delete children that
-should no longer exist (a base model's Service is shared by the components serving it: the
-namespace's DCDs say who they are, and one that stops serving it leaves it to the others); derive
-the status from the cached workloads and pods, write it once if it changed, and emit an Event
-only on a transition.
+discovery, the graph's discovery account its pods run as: see `_ensure_discovery_access`) and
+delete children that should no longer exist (a base model's Service is shared by the components
+serving it: the cache's index of components by base model says who they are, and one that stops
+serving it leaves it to the others); derive the status from the cached workloads and pods, write
+it once if it changed, and emit an Event only on a transition.
 """
 
 from __future__ import annotations
