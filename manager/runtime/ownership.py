@@ -175,8 +175,9 @@ class SharedObjects:
         self._client = client
         self._reader = reader
         self._turns: dict[tuple[str, str | None, str], anyio.Lock] = {}
-        self._written: dict[tuple[str, str | None, str], Mapping[str, Any]] = {}
-        """The server's last answer per object, until the cache holds it or a newer version."""
+        self._written: dict[tuple[str, str | None, str], tuple[ResourceKind, Mapping[str, Any]]]
+        self._written = {}
+        """The server's last answer per object, until the cache is up to date with it."""
 
     async def apply(
         self, desired: Mapping[str, Any], owner: Mapping[str, Any]
@@ -186,6 +187,7 @@ class SharedObjects:
         kind = self._client.kind_of(desired)
         metadata = desired["metadata"]
         key = (kind.kind, metadata.get("namespace"), metadata["name"])
+        self._forget_seen()
         turn = self._turns.setdefault(key, anyio.Lock())
         try:
             async with turn:
@@ -217,28 +219,35 @@ class SharedObjects:
         if written is None:
             assert live is not None  # nothing written: the live object had everything
             return live, False
-        self._written[key] = written
+        self._written[key] = (kind, written)
         return written, live is None
+
+    def _forget_seen(self) -> None:
+        """Drop the answers the cache is up to date with: they are only the in-flight writes."""
+        for key, (kind, written) in list(self._written.items()):
+            if self._reader.has_seen(kind, _version_text(written)):
+                del self._written[key]
 
     async def _live(
         self, kind: ResourceKind, key: tuple[str, str | None, str]
     ) -> Mapping[str, Any] | None:
-        """The newer of the cached object and the last answer. Without a cached copy the
-        answer may be one the cache has not seen yet, or the object was deleted since: the
-        server says which."""
+        """The newer of the cached object and the last answer. The cache lacking an object
+        this wrote means it has not caught up yet, unless it is up to date with that write:
+        then the object was deleted since (no read of the server either way)."""
         _, namespace, name = key
         cached = self._reader.get(kind, namespace, name) if self._reader.has_synced(kind) else None
-        written = self._written.pop(key, None)
-        if written is None:
+        entry = self._written.get(key)
+        if entry is None:
             return cached
+        written = entry[1]
         if cached is None:
-            try:
-                return await self._client.rest.get(kind, namespace, name)
-            except NotFound:
+            if self._reader.has_seen(kind, _version_text(written)):
+                del self._written[key]
                 return None
+            return written
         if (_version(cached) or 0) >= (_version(written) or 0):
+            del self._written[key]
             return cached
-        self._written[key] = written
         return written
 
 
@@ -290,6 +299,11 @@ def is_namespace_terminating(error: ApiError) -> bool:
     return isinstance(error, Forbidden) and any(
         cause.get("reason") == "NamespaceTerminating" for cause in causes
     )
+
+
+def _version_text(obj: Mapping[str, Any]) -> str | None:
+    version = (obj.get("metadata") or {}).get("resourceVersion")
+    return None if version is None else str(version)
 
 
 def _version(obj: Mapping[str, Any]) -> int | None:

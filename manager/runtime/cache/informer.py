@@ -111,6 +111,7 @@ class Informer:
             "page_size": page_size,
         }
         self._reflector: Reflector | None = None
+        self._last_resource_version: str | None = None
 
     @property
     def reflector(self) -> Reflector:
@@ -126,6 +127,12 @@ class Informer:
     def has_synced(self) -> bool:
         """True once the first complete list is in the store."""
         return self._synced.is_set()
+
+    @property
+    def last_resource_version(self) -> str | None:
+        """The resourceVersion the store is up to date with (of the last list or event), None
+        before the first list."""
+        return self._last_resource_version
 
     async def wait_for_sync(self) -> None:
         await self._synced.wait()
@@ -162,12 +169,14 @@ class Informer:
     def apply(self, event: WatchEvent) -> None:
         obj = self._prepare(event.object)
         key = object_key(obj)
+        version = obj["metadata"].get("resourceVersion")
+        if version is not None:
+            self._last_resource_version = str(version)
         if event.type == "DELETED":
             old = self.store.remove(key)
             if old is not None:
                 self._dispatch(StoreDelta("deleted", obj, old), initial=False)
             return
-        version = obj["metadata"].get("resourceVersion")
         if version is not None and self.store.resource_version(key) == str(version):
             return  # already seen (a re-delivery): never hand handlers the same version twice
         old = self.store.upsert(obj)
@@ -213,4 +222,5 @@ class InformerList:
     def finish(self, resource_version: str) -> None:
         for delta in self._relist.finish():
             self._informer._dispatch(delta, self._initial)
+        self._informer._last_resource_version = resource_version
         self._informer._synced.set()

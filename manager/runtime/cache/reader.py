@@ -83,6 +83,18 @@ class CacheReader:
             )
         return sorted(store.by_index(index, value), key=object_key)
 
+    def has_seen(self, kind: ResourceKind, resource_version: str | None) -> bool:
+        """Whether the cache of `kind` is up to date with `resource_version` (a write's answer):
+        it holds every change up to it of what it watches, so an object it then lacks was
+        deleted since. False when unknown (not synced, or versions that are not numbers)."""
+        informer = self._cache.find_informer(kind)
+        if informer is None or not informer.has_synced or resource_version is None:
+            return False
+        try:
+            return int(informer.last_resource_version or "") >= int(resource_version)
+        except ValueError:
+            return False
+
     def has_synced(self, kind: ResourceKind) -> bool:
         """Whether reads of `kind` are answered (its informer exists and has listed once)."""
         informer = self._cache.find_informer(kind)

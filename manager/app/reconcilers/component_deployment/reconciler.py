@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import anyio
+
 from dynamo_operator.api import KIND_GRAPH_DEPLOYMENT, DynamoComponentDeployment
 from dynamo_operator.builders import (
     BuildContext,
@@ -57,7 +59,6 @@ from manager.runtime.kinds import POD, SECRET, SERVICE, ResourceKind
 from manager.runtime.ownership import (
     ChildChanges,
     SharedObjects,
-    apply_each,
     is_controlled_by,
     is_namespace_terminating,
     sync_children,
@@ -175,8 +176,24 @@ class ComponentDeploymentReconciler:
             build_discovery_service_account(namespace, owner), owner
         )
         names = [f"ServiceAccount/{account['metadata']['name']}"] if created else []
-        access = build_discovery_access(namespace, account)
-        return names + await apply_each(self._client, self._reader, access)
+        errors: list[Exception] = []
+        made_now: list[str] = []
+
+        async def apply(obj: Mapping[str, Any]) -> None:
+            try:
+                _, made = await self._shared.apply(obj, obj["metadata"]["ownerReferences"][0])
+            except Exception as error:  # raised once both have ended, as a lone call would
+                errors.append(error)
+                return
+            if made:
+                made_now.append(f"{obj['kind']}/{obj['metadata']['name']}")
+
+        async with anyio.create_task_group() as group:  # the Role and RoleBinding side by side
+            for obj in build_discovery_access(namespace, account):
+                group.start_soon(apply, obj)
+        if errors:
+            raise errors[0]
+        return names + sorted(made_now)
 
     async def _release_model_services(
         self,

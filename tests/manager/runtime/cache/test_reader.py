@@ -9,6 +9,7 @@ from manager.runtime.cache import (
     KindNotCachedError,
     LabelSelector,
 )
+from manager.runtime.client import WatchEvent
 from manager.runtime.kinds import CONFIG_MAP, NAMESPACE, SECRET, ResourceKind
 
 MODEL = ResourceKind("example.com/v1", "Model", "models", namespaced=True)
@@ -145,3 +146,22 @@ def test_a_namespace_outside_a_restricted_cache_is_not_cached() -> None:
     assert reader.get(CONFIG_MAP, "team-a", "a") is not None
     with pytest.raises(KindNotCachedError, match="sees namespace 'team-a' only"):
         reader.get(CONFIG_MAP, "team-b", "a")
+
+
+def test_the_cache_is_up_to_date_with_a_write_once_it_has_seen_its_version() -> None:
+    """An object the cache lacks is deleted only if the cache is past the version written:
+    before that, the cache has not caught up with the write."""
+    cache = Cache(None)
+    informer = cache.register(CONFIG_MAP)
+    assert not cache.reader.has_seen(CONFIG_MAP, "5")  # not listed yet
+    informer.replace([obj("a")], "4")
+
+    assert cache.reader.has_seen(CONFIG_MAP, "4")
+    assert not cache.reader.has_seen(CONFIG_MAP, "5")
+    newer = obj("b")
+    newer["metadata"]["resourceVersion"] = "12"
+    informer.apply(WatchEvent("ADDED", newer))
+    assert cache.reader.has_seen(CONFIG_MAP, "5")
+    assert not cache.reader.has_seen(CONFIG_MAP, "13")
+    assert not cache.reader.has_seen(CONFIG_MAP, None)
+    assert not cache.reader.has_seen(CONFIG_MAP, "not-a-number")
