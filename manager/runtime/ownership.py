@@ -187,7 +187,6 @@ class SharedObjects:
         kind = self._client.kind_of(desired)
         metadata = desired["metadata"]
         key = (kind.kind, metadata.get("namespace"), metadata["name"])
-        self._forget_seen()
         turn = self._turns.setdefault(key, anyio.Lock())
         try:
             async with turn:
@@ -231,24 +230,14 @@ class SharedObjects:
     async def _live(
         self, kind: ResourceKind, key: tuple[str, str | None, str]
     ) -> Mapping[str, Any] | None:
-        """The newer of the cached object and the last answer. The cache lacking an object
-        this wrote means it has not caught up yet, unless it is up to date with that write:
-        then the object was deleted since (no read of the server either way)."""
-        _, namespace, name = key
-        cached = self._reader.get(kind, namespace, name) if self._reader.has_synced(kind) else None
+        """The last answer while the cache is not up to date with it, else the cached object
+        (absent: deleted since). No read of the server either way."""
+        self._forget_seen()
         entry = self._written.get(key)
-        if entry is None:
-            return cached
-        written = entry[1]
-        if cached is None:
-            if self._reader.has_seen(kind, _version_text(written)):
-                del self._written[key]
-                return None
-            return written
-        if (_version(cached) or 0) >= (_version(written) or 0):
-            del self._written[key]
-            return cached
-        return written
+        if entry is not None:
+            return entry[1]
+        _, namespace, name = key
+        return self._reader.get(kind, namespace, name) if self._reader.has_synced(kind) else None
 
 
 @dataclass
