@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-import anyio
-
 from dynamo_operator.api import KIND_GRAPH_DEPLOYMENT, DynamoComponentDeployment
 from dynamo_operator.builders import (
     BuildContext,
@@ -59,6 +57,7 @@ from manager.runtime.kinds import POD, SECRET, SERVICE, ResourceKind
 from manager.runtime.ownership import (
     ChildChanges,
     SharedObjects,
+    apply_each,
     is_controlled_by,
     is_namespace_terminating,
     sync_children,
@@ -167,8 +166,10 @@ class ComponentDeploymentReconciler:
     ) -> list[str]:
         """With Kubernetes discovery, the account the component's pods run as, before the pods:
         its graph's (or its own, standalone), owned by the graph; its Role and RoleBinding owned
-        by it. The components of a graph apply it in turns (`SharedObjects`): the first creates
-        it, the others find it. What was created, as `Kind/name`."""
+        by it (applied with exactly that owner: a recreated graph's new account replaces the
+        old one's reference). The components of a graph apply the account in turns
+        (`SharedObjects`): the first creates it, the others find it. What was created, as
+        `Kind/name`."""
         if settings.discovery_backend != "kubernetes":
             return []
         namespace, owner = dcd["metadata"]["namespace"], discovery_owner(dcd)
@@ -176,24 +177,8 @@ class ComponentDeploymentReconciler:
             build_discovery_service_account(namespace, owner), owner
         )
         names = [f"ServiceAccount/{account['metadata']['name']}"] if created else []
-        errors: list[Exception] = []
-        made_now: list[str] = []
-
-        async def apply(obj: Mapping[str, Any]) -> None:
-            try:
-                _, made = await self._shared.apply(obj, obj["metadata"]["ownerReferences"][0])
-            except Exception as error:  # raised once both have ended, as a lone call would
-                errors.append(error)
-                return
-            if made:
-                made_now.append(f"{obj['kind']}/{obj['metadata']['name']}")
-
-        async with anyio.create_task_group() as group:  # the Role and RoleBinding side by side
-            for obj in build_discovery_access(namespace, account):
-                group.start_soon(apply, obj)
-        if errors:
-            raise errors[0]
-        return names + sorted(made_now)
+        access = build_discovery_access(namespace, account)
+        return names + await apply_each(self._client, self._reader, access)
 
     async def _release_model_services(
         self,
