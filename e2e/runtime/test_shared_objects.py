@@ -106,3 +106,41 @@ async def test_a_shared_object_deleted_by_hand_is_made_again(
     assert (await client.rest.get(SERVICE_ACCOUNT, namespace, "shared"))["metadata"]["uid"] == (
         remade["metadata"]["uid"]
     )
+
+
+async def test_objects_of_one_owner_applied_side_by_side_are_written_once_with_exactly_it(
+    counted: CountingTransport, cache: Cache, namespace: str
+) -> None:
+    """A graph's Role and RoleBinding, applied by each of its components while the cache lags:
+    one write each; a recreated owner's reference replaces the old one's, none is kept."""
+    client = Client(RestClient(counted), IDENTITY)
+    shared = SharedObjects(client, cache.reader)
+    old, new = (await owners(client.rest, namespace))[:2]
+
+    def owned(name: str, owner: dict[str, Any]) -> dict[str, Any]:
+        reference = {"apiVersion": "v1", "kind": "ConfigMap", **owner["metadata"]}
+        obj = account(namespace)
+        refs = [{field: reference[field] for field in ("apiVersion", "kind", "name", "uid")}]
+        return {**obj, "metadata": {**obj["metadata"], "name": name, "ownerReferences": refs}}
+
+    created: list[list[str]] = []
+
+    async def apply_all(owner: dict[str, Any]) -> None:
+        created.append(await shared.apply_all([owned("a", owner), owned("b", owner)]))
+
+    async with anyio.create_task_group() as group:
+        for _ in range(CALLS_PER_OWNER * 4):
+            group.start_soon(apply_all, old)
+    assert sorted(name for names in created for name in names) == [
+        "ServiceAccount/a",
+        "ServiceAccount/b",
+    ], "each created once"
+    assert len(account_writes(counted)) == 2, "each object written once"
+
+    await shared.apply_all([owned("a", new), owned("b", new)])
+    for name in ("a", "b"):
+        live = await client.rest.get(SERVICE_ACCOUNT, namespace, name)
+        assert [ref["uid"] for ref in live["metadata"]["ownerReferences"]] == [
+            new["metadata"]["uid"]
+        ], "exactly the new owner: the old one's reference would keep a dangling owner"
+    assert len(account_writes(counted)) == 4

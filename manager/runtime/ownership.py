@@ -180,10 +180,12 @@ class SharedObjects:
         """The server's last answer per object, until the cache is up to date with it."""
 
     async def apply(
-        self, desired: Mapping[str, Any], owner: Mapping[str, Any]
+        self, desired: Mapping[str, Any], owner: Mapping[str, Any] | None
     ) -> tuple[Mapping[str, Any], bool]:
         """Apply `desired` with `owner` (an object's apiVersion, kind, name, uid) among its
-        owners: the object as it is now, and whether this call created it."""
+        owners: the object as it is now, and whether this call created it. `owner` None: with
+        exactly the owner references `desired` has (an object of one owner that several
+        reconciles apply: a recreated owner's reference replaces the old one's)."""
         kind = self._client.kind_of(desired)
         metadata = desired["metadata"]
         key = (kind.kind, metadata.get("namespace"), metadata["name"])
@@ -201,9 +203,46 @@ class SharedObjects:
         kind: ResourceKind,
         key: tuple[str, str | None, str],
         desired: Mapping[str, Any],
-        owner: Mapping[str, Any],
+        owner: Mapping[str, Any] | None,
     ) -> tuple[Mapping[str, Any], bool]:
         live = await self._live(kind, key)
+        written = (
+            await self._client.apply_if_changed(desired, live)
+            if owner is None
+            else await self._apply_with_owner(desired, live, owner)
+        )
+        if written is None:
+            assert live is not None  # nothing written: the live object had everything
+            return live, False
+        self._written[key] = (kind, written)
+        return written, live is None
+
+    async def apply_all(self, objects: Sequence[Mapping[str, Any]]) -> list[str]:
+        """`apply(obj, None)` for each object, side by side (independent writes, a round trip
+        each): `Kind/name` of those created. Every apply ends before the first error is raised,
+        as one call alone would raise it."""
+        created: list[str] = []
+        errors: list[Exception] = []
+
+        async def apply(obj: Mapping[str, Any]) -> None:
+            try:
+                _, made = await self.apply(obj, None)
+            except Exception as error:
+                errors.append(error)
+                return
+            if made:
+                created.append(f"{obj['kind']}/{obj['metadata']['name']}")
+
+        async with anyio.create_task_group() as group:
+            for obj in objects:
+                group.start_soon(apply, obj)
+        if errors:
+            raise errors[0]
+        return sorted(created)
+
+    async def _apply_with_owner(
+        self, desired: Mapping[str, Any], live: Mapping[str, Any] | None, owner: Mapping[str, Any]
+    ) -> dict[str, Any] | None:
         reference = {field: owner[field] for field in ("apiVersion", "kind", "name", "uid")}
         owners = list(((live or {}).get("metadata") or {}).get("ownerReferences") or ())
         missing = all(ref.get("uid") != reference["uid"] for ref in owners)
@@ -215,11 +254,7 @@ class SharedObjects:
         )
         if written is None and live is not None and missing:
             written = await self._client.add_owner(live, reference)
-        if written is None:
-            assert live is not None  # nothing written: the live object had everything
-            return live, False
-        self._written[key] = (kind, written)
-        return written, live is None
+        return written
 
     def _forget_seen(self) -> None:
         """Drop the answers the cache is up to date with: they are only the in-flight writes."""

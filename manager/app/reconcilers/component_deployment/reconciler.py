@@ -57,7 +57,6 @@ from manager.runtime.kinds import POD, SECRET, SERVICE, ResourceKind
 from manager.runtime.ownership import (
     ChildChanges,
     SharedObjects,
-    apply_each,
     is_controlled_by,
     is_namespace_terminating,
     sync_children,
@@ -167,9 +166,9 @@ class ComponentDeploymentReconciler:
         """With Kubernetes discovery, the account the component's pods run as, before the pods:
         its graph's (or its own, standalone), owned by the graph; its Role and RoleBinding owned
         by it (applied with exactly that owner: a recreated graph's new account replaces the
-        old one's reference). The components of a graph apply the account in turns
-        (`SharedObjects`): the first creates it, the others find it. What was created, as
-        `Kind/name`."""
+        old one's reference). The components of a graph apply each in turns (`SharedObjects`):
+        the first creates it, the others find it, even while the cache lags. What was created,
+        as `Kind/name`."""
         if settings.discovery_backend != "kubernetes":
             return []
         namespace, owner = dcd["metadata"]["namespace"], discovery_owner(dcd)
@@ -177,8 +176,7 @@ class ComponentDeploymentReconciler:
             build_discovery_service_account(namespace, owner), owner
         )
         names = [f"ServiceAccount/{account['metadata']['name']}"] if created else []
-        access = build_discovery_access(namespace, account)
-        return names + await apply_each(self._client, self._reader, access)
+        return names + await self._shared.apply_all(build_discovery_access(namespace, account))
 
     async def _release_model_services(
         self,
