@@ -169,6 +169,10 @@ class SharedObjects:
     One owner's components are applied side by side too: calls for one object take turns,
     and each compares with the newer of the cache and the last answer, so an owner already
     added is not added again while the cache catches up.
+
+    An object with one owner that several reconciles apply (a graph's discovery Role, applied by
+    each of its components) takes the same turns with no owner to add (`apply(obj, None)`,
+    `apply_all`): it is written once, with exactly the owner references it is built with.
     """
 
     def __init__(self, client: Client, reader: CacheReader) -> None:

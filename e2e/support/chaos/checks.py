@@ -15,12 +15,22 @@ at once). Seen both ways under seed 7: the pods of a vanished ReplicaSet, and a 
 its pod) of a vanished Deployment. Such pods (`gc_leaks`: an owner up their controller chain that
 no longer exists) are the control plane's, not the operator's: the model must count them too,
 and the end state reports them.
+
+lws-controller (v0.7.0) can miss its StatefulSets' and pods' readiness across an API server
+restart: a LeaderWorkerSet keeps saying no group is ready while every pod of it has been Ready
+for minutes, and catches up the moment anything touches the object (seen in 200-graph runs, a
+namespace's multinode graphs at a time). The operator rightly reports such a graph `pending`
+("0 of 1 groups ready", from the LeaderWorkerSet's status). Such graphs (`lws_stalls`: seen by
+the operator at their latest generation, with a LeaderWorkerSet whose pods have all been Ready
+for `LWS_STALL_AFTER` but whose status lags them) are the third-party controller's, not lost
+updates; the end state reports them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from dynamo_operator.constants import Labels
@@ -65,6 +75,10 @@ WORKLOAD_KINDS: tuple[ResourceKind, ...] = (
 ReplicaSet, a LeaderWorkerSet's StatefulSets (a worker group's is owned by its leader pod). An
 owner of one of these kinds that is gone leaks everything below it; the operator's children
 (Deployments, LeaderWorkerSets) and their owners are the audit's business."""
+LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
+LWS_STALL_AFTER = timedelta(seconds=60)
+"""How long every pod of a LeaderWorkerSet must have been Ready, its status still lagging, for
+the lag to be lws-controller's stall rather than its ordinary delay."""
 
 
 @dataclass
@@ -98,6 +112,9 @@ class EndState:
     """Ready pods of a base model whose controller (ReplicaSet, StatefulSet) no longer exists:
     left by kube-controller-manager's garbage collector (see the module doc), reported, and
     counted by the model check as the model counts them."""
+    lws_stalls: list[str] = field(default_factory=list)
+    """Graphs pending only for a LeaderWorkerSet whose status lags its long-ready pods:
+    lws-controller's, reported apart from the lost updates (see the module doc)."""
 
     def is_clean(self) -> bool:
         return (
@@ -118,7 +135,7 @@ class EndState:
             f"{self.findings.summary()}; not converged {len(self.not_converged)} "
             f"{self.not_converged[:5]}; models {self.models_off[:5]}; "
             f"pvcs replaced {self.pvcs_replaced[:5]}; gc leaks {len(self.gc_leaks)} "
-            f"{self.gc_leaks[:5]}"
+            f"{self.gc_leaks[:5]}; lws stalls {len(self.lws_stalls)} {self.lws_stalls[:5]}"
         )
 
 
@@ -159,13 +176,17 @@ async def _check_namespace(
     }
     state.findings.extend(audit(namespace, expected, actual, live_uids))
     wanted = {graph["metadata"]["name"] for graph in graphs}
+    stalled = await _graphs_with_stalled_lws(rest, namespace, actual)
     for graph in live_graphs:
-        if graph["metadata"]["name"] not in wanted:
-            state.findings.duplicates.append(
-                f"{namespace}/{GRAPH.kind}/{graph['metadata']['name']}"
-            )
-        elif not is_converged(graph):
-            state.not_converged.append(f"{namespace}/{graph['metadata']['name']}")
+        name = graph["metadata"]["name"]
+        if name not in wanted:
+            state.findings.duplicates.append(f"{namespace}/{GRAPH.kind}/{name}")
+        elif is_converged(graph):
+            continue
+        elif name in stalled and _observed_latest(graph):
+            state.lws_stalls.append(f"{namespace}/{name}")
+        else:
+            state.not_converged.append(f"{namespace}/{name}")
     missing = wanted - {graph["metadata"]["name"] for graph in live_graphs}
     state.findings.missing += [f"{namespace}/{GRAPH.kind}/{name}" for name in sorted(missing)]
     await _check_model(rest, namespace, graphs, state)
@@ -251,3 +272,71 @@ def _orphaned(obj: Mapping[str, Any], live: Mapping[str, Mapping[str, Any]]) -> 
 def _is_ready(pod: Mapping[str, Any]) -> bool:
     conditions = (pod.get("status") or {}).get("conditions") or ()
     return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
+
+
+async def _graphs_with_stalled_lws(
+    rest: RestClient, namespace: str, children: Sequence[Mapping[str, Any]]
+) -> set[str]:
+    """The graphs (by name) owning, through a DCD, a LeaderWorkerSet `stalled_lws` names."""
+    lwss = [obj for obj in children if obj["kind"] == LEADER_WORKER_SET.kind]
+    if not lwss:
+        return set()
+    pods, _ = await rest.list_all(POD, namespace, label_selector=LWS_NAME_LABEL)
+    stalled = set(stalled_lws(lwss, pods, datetime.now(UTC)))
+    graph_of = {
+        obj["metadata"]["name"]: _controller_name(obj)
+        for obj in children
+        if obj["kind"] == COMPONENT.kind
+    }
+    return {
+        graph
+        for lws in lwss
+        if lws["metadata"]["name"] in stalled
+        and (graph := graph_of.get(_controller_name(lws) or "")) is not None
+    }
+
+
+def stalled_lws(
+    lwss: Sequence[Mapping[str, Any]], pods: Sequence[Mapping[str, Any]], now: datetime
+) -> list[str]:
+    """The LeaderWorkerSets whose status counts fewer ready groups than they have while all
+    their pods (`replicas` x `size`) have been Ready for at least `LWS_STALL_AFTER`."""
+    ready_since: dict[str, list[datetime]] = {}
+    for pod in pods:
+        labels = pod["metadata"].get("labels") or {}
+        owner = labels.get(LWS_NAME_LABEL)
+        since = None if pod["metadata"].get("deletionTimestamp") else _ready_since(pod)
+        if owner and since is not None:
+            ready_since.setdefault(owner, []).append(since)
+    stalled = []
+    for lws in lwss:
+        spec, status = lws.get("spec") or {}, lws.get("status") or {}
+        replicas = spec.get("replicas", 1)
+        size = (spec.get("leaderWorkerTemplate") or {}).get("size", 1)
+        name = lws["metadata"]["name"]
+        moments = ready_since.get(name, [])
+        if (
+            status.get("readyReplicas", 0) < replicas
+            and len(moments) == replicas * size
+            and all(now - moment >= LWS_STALL_AFTER for moment in moments)
+        ):
+            stalled.append(name)
+    return sorted(stalled)
+
+
+def _ready_since(pod: Mapping[str, Any]) -> datetime | None:
+    for condition in (pod.get("status") or {}).get("conditions") or ():
+        if condition.get("type") == "Ready" and condition.get("status") == "True":
+            moment = condition.get("lastTransitionTime")
+            return datetime.fromisoformat(moment.replace("Z", "+00:00")) if moment else None
+    return None
+
+
+def _controller_name(obj: Mapping[str, Any]) -> str | None:
+    refs = obj["metadata"].get("ownerReferences") or ()
+    return next((str(ref.get("name")) for ref in refs if ref.get("controller")), None)
+
+
+def _observed_latest(graph: Mapping[str, Any]) -> bool:
+    status = graph.get("status") or {}
+    return bool(status.get("observedGeneration") == graph["metadata"].get("generation"))

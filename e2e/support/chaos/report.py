@@ -21,6 +21,7 @@ def chaos_figures(report: ChaosReport) -> dict[str, Figure]:
         "orphans": len(end.findings.orphans),
         "missing": len(end.findings.missing),
         "lost_updates": end.lost_updates,
+        "lws_stalls": len(end.lws_stalls),
         "models_off": len(end.models_off),
         "pvcs": end.pvcs,
         "pvcs_replaced": len(end.pvcs_replaced),

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -10,7 +11,15 @@ from dynamo_operator.constants import Labels
 from dynamo_operator.naming import base_model_hash
 from dynamo_operator.settings import OperatorSettings
 from e2e.support.chaos import specs
-from e2e.support.chaos.checks import EndState, _check_model, leaked_pods, spec_model_pods
+from e2e.support.chaos.checks import (
+    LWS_NAME_LABEL,
+    LWS_STALL_AFTER,
+    EndState,
+    _check_model,
+    leaked_pods,
+    spec_model_pods,
+    stalled_lws,
+)
 from e2e.support.chaos.expected import expected_children
 from manager.runtime.kinds import ResourceKind
 
@@ -124,6 +133,56 @@ def test_only_ready_pods_with_a_vanished_owner_up_their_chain_are_leaks() -> Non
     ]
     # Up to the operator's children and no further: their owners are the audit's business.
     assert leaked_pods([pod("live", "uid-rs")], live) == []
+
+
+NOW = datetime(2026, 11, 27, 3, 0, tzinfo=UTC)
+
+
+def lws(name: str, *, replicas: int = 1, size: int = 2, ready: int = 0) -> dict[str, Any]:
+    return {
+        "metadata": {"name": name},
+        "spec": {"replicas": replicas, "leaderWorkerTemplate": {"size": size}},
+        "status": {"replicas": replicas, "readyReplicas": ready} if ready else {},
+    }
+
+
+def lws_pod(group: str, name: str, *, ready_for: timedelta | None) -> dict[str, Any]:
+    conditions = (
+        [{"type": "Ready", "status": "False"}]
+        if ready_for is None
+        else [
+            {
+                "type": "Ready",
+                "status": "True",
+                "lastTransitionTime": (NOW - ready_for).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            }
+        ]
+    )
+    return {
+        "metadata": {"name": name, "labels": {LWS_NAME_LABEL: group}},
+        "status": {"conditions": conditions},
+    }
+
+
+def test_a_lws_is_stalled_only_when_all_its_pods_are_long_ready_and_its_status_lags() -> None:
+    long = LWS_STALL_AFTER + timedelta(seconds=1)
+    pods = [
+        *(lws_pod("stalled", f"stalled-{i}", ready_for=long) for i in range(2)),
+        *(lws_pod("caught-up", f"caught-up-{i}", ready_for=long) for i in range(2)),
+        lws_pod("just-ready", "just-ready-0", ready_for=long),
+        lws_pod("just-ready", "just-ready-1", ready_for=timedelta(seconds=5)),
+        lws_pod("starting", "starting-0", ready_for=long),
+        lws_pod("starting", "starting-1", ready_for=None),
+        lws_pod("short", "short-0", ready_for=long),  # its second pod is not there yet
+    ]
+    lwss = [
+        lws("stalled"),
+        lws("caught-up", ready=1),
+        lws("just-ready"),
+        lws("starting"),
+        lws("short"),
+    ]
+    assert stalled_lws(lwss, pods, NOW) == ["stalled"]
 
 
 @pytest.fixture
