@@ -237,3 +237,32 @@ def test_compacting_etcd_makes_an_older_resource_version_gone(
     assert _is_gone(_first_event(admin_http, path, old))
     # The present is unaffected.
     assert _names(admin_http.get(path).json()) >= {"churn"}
+
+
+def test_a_crashed_scheduler_is_started_again_and_schedules(
+    control_plane: ControlPlane, kr8s_api: kr8s.Api, namespace: str
+) -> None:
+    """What the chaos runs need when API server restarts make kube-scheduler exit (it does, on
+    a cache it finds corrupted): the kubelet's restart, for the local control plane."""
+    assert control_plane.local is not None
+    scheduler = control_plane.local.processes["kube-scheduler"]
+    scheduler.stop()
+    assert not scheduler.alive()
+
+    assert control_plane.restart_crashed() == ["kube-scheduler"]
+    assert control_plane.restart_crashed() == [], "a running controller is left alone"
+
+    pod = kr8s.objects.Pod(
+        {
+            "metadata": {"name": "after-the-crash", "namespace": namespace},
+            "spec": {"containers": [{"name": "main", "image": "example.invalid/none"}]},
+        },
+        api=kr8s_api,
+    )
+    pod.create()
+
+    def scheduled() -> bool:
+        pod.refresh()
+        return bool(pod.spec.get("nodeName"))
+
+    wait_for("the restarted scheduler to bind a new pod", scheduled, timeout=60)

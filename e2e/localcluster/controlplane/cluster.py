@@ -47,6 +47,9 @@ from e2e.localcluster.processes import (
 _STATE_FILE = "state.json"
 # Generous: a loaded 2-core CI machine runs several of these at once.
 _TIMEOUT = 120.0
+_RESTARTABLE = frozenset({"kube-controller-manager", "kube-scheduler", "kwok", "lws-controller"})
+"""Stateless controllers `restart_crashed` starts again; etcd and kube-apiserver are the
+faults' own business."""
 
 
 @dataclass
@@ -62,6 +65,10 @@ class LocalCluster:
     """Set in in-cluster mode: the host address the apiserver advertises to Pods."""
     audit: bool = False
     """The apiserver writes ServiceAccounts' requests to ``audit_log`` (see ``audit.py``)."""
+    _launches: dict[str, tuple[list[str | Path], dict[str, str] | None]] = field(
+        default_factory=dict
+    )
+    """How each process this object started was launched: `restart_crashed` launches it again."""
 
     @classmethod
     def create(
@@ -124,6 +131,19 @@ class LocalCluster:
         self.processes.pop("kube-apiserver").stop()
         self._start_apiserver()
         self._save_state()
+
+    def restart_crashed(self) -> list[str]:
+        """Start again each controller that exited (kube-controller-manager, kube-scheduler,
+        kwok, lws-controller), as the kubelet restarts a crashed static pod; each appends to its
+        log, which keeps why it exited. kube-scheduler exits on purpose when it finds its cache
+        corrupted, which API server restarts in a row can do. The names restarted."""
+        restarted = []
+        for name, (argv, env) in self._launches.items():
+            if name in _RESTARTABLE and not self.processes[name].alive():
+                self.processes[name].stop()  # reaps it
+                self._start(name, argv, env)
+                restarted.append(name)
+        return restarted
 
     def compact_etcd(self) -> int:
         """Compact etcd up to its current revision, so older resourceVersions are 410 Gone.
@@ -231,6 +251,7 @@ class LocalCluster:
             env=env,
         )
         self.processes[name] = process
+        self._launches[name] = (argv, env)
         self._save_state()
         return process
 

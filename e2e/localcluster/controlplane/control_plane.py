@@ -27,6 +27,11 @@ class ControlPlane:
         """
         return self._require_local("compact_etcd").compact_etcd()
 
+    def restart_crashed(self) -> list[str]:
+        """Start again the local control plane's controllers that exited (the kubelet's job
+        on a real one): the names restarted."""
+        return self._require_local("restart_crashed").restart_crashed()
+
     def _require_local(self, what: str) -> LocalCluster:
         if self.local is None:
             raise RuntimeError(

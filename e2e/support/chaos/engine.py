@@ -45,6 +45,8 @@ class ControlPlaneFaults(Protocol):
 
     def compact_etcd(self) -> int: ...
 
+    def restart_crashed(self) -> list[str]: ...
+
 
 @dataclass
 class ChaosTarget:
@@ -68,6 +70,9 @@ class ChaosReport:
     steady_writes: float = float("nan")
     relists_observed: int = 0
     chaos_s: float = 0.0
+    control_plane_restarts: list[str] = field(default_factory=list)
+    """Controllers of the control plane that exited and were started again (not the operator's:
+    see `LocalCluster.restart_crashed`)."""
 
 
 async def run_chaos(
@@ -97,6 +102,8 @@ async def run_chaos(
         run.report.reconverge_s = time.monotonic() - last_fault
         if leaks := run.report.end.gc_leaks:
             say(f"pods kube-controller-manager's GC leaked (not the operator's): {leaks}")
+        if stalls := run.report.end.lws_stalls:
+            say(f"graphs lws-controller left pending (not the operator's): {stalls}")
         await run.fleet.check_crashes()
         run.report.steady_writes = await _steady_writes(run.fleet, steady_seconds)
         await run.fleet.check_crashes()
@@ -168,6 +175,7 @@ class ChaosRun:
             policy: FailurePolicy = "Fail" if action == "webhook_outage_fail" else "Ignore"
             work.start_soon(self.webhook.outage, policy, self.plan.webhook_outage_seconds)
         await fleet.check_crashes()
+        await self.restart_crashed_controllers()
 
     async def reconverge(self, within: float) -> tuple[EndState, bool]:
         """Wait until the end checks pass (or `within` ran out): the last state read, and
@@ -176,6 +184,7 @@ class ChaosRun:
         rest, settings = self.target.rest, self.target.settings
         while True:
             await self.fleet.check_crashes()
+            await self.restart_crashed_controllers()
             state = await read_end_state(rest, self.user, settings, self.pvcs)
             if state.is_clean():
                 return state, True
@@ -183,6 +192,12 @@ class ChaosRun:
                 self.say(f"not reconverged after {within:.0f}s: {state.summary()}")
                 return state, False
             await anyio.sleep(2.0)
+
+    async def restart_crashed_controllers(self) -> None:
+        restarted = await anyio.to_thread.run_sync(self.target.control_plane.restart_crashed)
+        if restarted:
+            self.say(f"control-plane controllers exited and were restarted: {restarted}")
+            self.report.control_plane_restarts += restarted
 
     async def _sample_pvcs(self, done: anyio.Event) -> None:
         """Note each PVC's uid soon after it appears, so a replaced one is caught at the end."""

@@ -29,6 +29,7 @@ def chaos_figures(report: ChaosReport) -> dict[str, Figure]:
         "log_errors": logs.errors,
         "log_tracebacks": logs.tracebacks,
         "restarts_survived": fleet.kills + fleet.leader_kills,
+        "control_plane_restarts": len(report.control_plane_restarts),
         "relists_410": logs.expired_relists,
         "webhook_refusals": user.refused,
         "operator_writes_total": fleet.writes_total,
