@@ -277,7 +277,8 @@ def _is_ready(pod: Mapping[str, Any]) -> bool:
 async def _graphs_with_stalled_lws(
     rest: RestClient, namespace: str, children: Sequence[Mapping[str, Any]]
 ) -> set[str]:
-    """The graphs (by name) owning, through a DCD, a LeaderWorkerSet `stalled_lws` names."""
+    """The graphs (by name) owning, through a DCD, a LeaderWorkerSet `stalled_lws` names, and
+    whose Deployments are all available: nothing else keeps them pending."""
     lwss = [obj for obj in children if obj["kind"] == LEADER_WORKER_SET.kind]
     if not lwss:
         return set()
@@ -288,12 +289,27 @@ async def _graphs_with_stalled_lws(
         for obj in children
         if obj["kind"] == COMPONENT.kind
     }
+    waiting = {
+        graph_of.get(_controller_name(obj) or "")
+        for obj in children
+        if obj["kind"] == DEPLOYMENT.kind and not _available(obj)
+    }
     return {
         graph
         for lws in lwss
         if lws["metadata"]["name"] in stalled
         and (graph := graph_of.get(_controller_name(lws) or "")) is not None
+        and graph not in waiting
     }
+
+
+def _available(deployment: Mapping[str, Any]) -> bool:
+    status = deployment.get("status") or {}
+    return bool(
+        status.get("observedGeneration") == deployment["metadata"].get("generation")
+        and status.get("availableReplicas", 0) >= (deployment.get("spec") or {}).get("replicas", 1)
+        and status.get("updatedReplicas", 0) == status.get("replicas", 0)
+    )
 
 
 def stalled_lws(

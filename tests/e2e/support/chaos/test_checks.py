@@ -16,6 +16,7 @@ from e2e.support.chaos.checks import (
     LWS_STALL_AFTER,
     EndState,
     _check_model,
+    _graphs_with_stalled_lws,
     leaked_pods,
     spec_model_pods,
     stalled_lws,
@@ -201,8 +202,13 @@ class FakeRest:
     ) -> tuple[list[dict[str, Any]], str]:
         items = self.objects.get(kind.kind, [])
         if label_selector is not None:
-            key, _, value = label_selector.partition("=")
-            items = [i for i in items if i["metadata"].get("labels", {}).get(key) == value]
+            key, equals, value = label_selector.partition("=")
+            items = [
+                i
+                for i in items
+                if (i["metadata"].get("labels", {}).get(key) == value)
+                or (not equals and key in i["metadata"].get("labels", {}))
+            ]
         return copy.deepcopy(items), "1"
 
     async def get(self, kind: ResourceKind, namespace: str, name: str) -> dict[str, Any]:
@@ -239,3 +245,39 @@ async def test_the_model_must_count_the_spec_pods_and_the_leaked_ones(
     assert state.gc_leaks == [f"{NAMESPACE}/g-0002-worker-old"]
     assert bool(state.models_off) == off
     assert "gc leaks 1" in state.summary()
+
+
+def child(kind: str, name: str, controller: str, **fields: Any) -> dict[str, Any]:
+    reference = {"name": controller, "controller": True}
+    metadata = {"name": name, "generation": 1, "ownerReferences": [reference]}
+    return {"kind": kind, **fields, "metadata": metadata}
+
+
+def deployment(name: str, *, available: int) -> dict[str, Any]:
+    status = {"observedGeneration": 1, "replicas": 1, "updatedReplicas": 1}
+    status["availableReplicas"] = available
+    return child("Deployment", name, name, spec={"replicas": 1}, status=status)
+
+
+@pytest.mark.anyio
+async def test_a_graph_is_an_lws_stall_only_when_nothing_else_keeps_it_pending() -> None:
+    ready_for = LWS_STALL_AFTER + timedelta(minutes=1) + (NOW - datetime.now(UTC))
+    pods = [
+        lws_pod(group, f"{group}-{i}", ready_for=ready_for)
+        for group in ("a-decode-0", "b-decode-0")
+        for i in range(2)
+    ]
+    children = [
+        *(
+            child("DynamoComponentDeployment", f"{graph}-{service}", graph)
+            for graph in ("a", "b")
+            for service in ("decode", "frontend")
+        ),
+        child("LeaderWorkerSet", "a-decode-0", "a-decode", **lws("a-decode-0")),
+        child("LeaderWorkerSet", "b-decode-0", "b-decode", **lws("b-decode-0")),
+        deployment("a-frontend", available=1),
+        deployment("b-frontend", available=0),  # b is pending for its frontend too
+    ]
+    rest = FakeRest({"Pod": pods})
+    stalled = await _graphs_with_stalled_lws(rest, NAMESPACE, children)  # type: ignore[arg-type]
+    assert stalled == {"a"}
