@@ -39,7 +39,7 @@ from dynamo_operator.settings import OperatorSettings
 from e2e.support.chaos import specs
 from e2e.support.chaos.expected import COMPARED_KINDS, Findings, Key, audit, expected_children
 from e2e.support.chaos.user import ChaosUser
-from e2e.support.graphs import is_converged
+from e2e.support.graphs import condition, controller_of, is_converged, is_pod_ready
 from e2e.support.kinds import COMPONENT, GRAPH, LEADER_WORKER_SET, MODEL, ROLE, ROLE_BINDING
 from manager.runtime.client import RestClient
 from manager.runtime.kinds import (
@@ -247,7 +247,9 @@ def leaked_pods(
     return sorted(
         pod["metadata"]["name"]
         for pod in pods
-        if not pod["metadata"].get("deletionTimestamp") and _is_ready(pod) and _orphaned(pod, live)
+        if not pod["metadata"].get("deletionTimestamp")
+        and is_pod_ready(pod)
+        and _orphaned(pod, live)
     )
 
 
@@ -255,8 +257,7 @@ def _orphaned(obj: Mapping[str, Any], live: Mapping[str, Mapping[str, Any]]) -> 
     kinds = {kind.kind for kind in WORKLOAD_KINDS}
     seen: set[str] = set()
     while True:
-        refs = obj["metadata"].get("ownerReferences") or ()
-        controller = next((ref for ref in refs if ref.get("controller")), None)
+        controller = controller_of(obj)
         if controller is None or controller.get("kind") not in kinds:
             return False
         uid = str(controller.get("uid"))
@@ -267,11 +268,6 @@ def _orphaned(obj: Mapping[str, Any], live: Mapping[str, Mapping[str, Any]]) -> 
         if owner is None:
             return True
         obj = owner
-
-
-def _is_ready(pod: Mapping[str, Any]) -> bool:
-    conditions = (pod.get("status") or {}).get("conditions") or ()
-    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
 
 
 async def _graphs_with_stalled_lws(
@@ -341,16 +337,14 @@ def stalled_lws(
 
 
 def _ready_since(pod: Mapping[str, Any]) -> datetime | None:
-    for condition in (pod.get("status") or {}).get("conditions") or ():
-        if condition.get("type") == "Ready" and condition.get("status") == "True":
-            moment = condition.get("lastTransitionTime")
-            return datetime.fromisoformat(moment.replace("Z", "+00:00")) if moment else None
-    return None
+    ready = condition(pod, "Ready")
+    moment = ready.get("lastTransitionTime") if ready.get("status") == "True" else None
+    return datetime.fromisoformat(moment.replace("Z", "+00:00")) if moment else None
 
 
 def _controller_name(obj: Mapping[str, Any]) -> str | None:
-    refs = obj["metadata"].get("ownerReferences") or ()
-    return next((str(ref.get("name")) for ref in refs if ref.get("controller")), None)
+    reference = controller_of(obj)
+    return None if reference is None else str(reference.get("name"))
 
 
 def _observed_latest(graph: Mapping[str, Any]) -> bool:
