@@ -5,9 +5,10 @@ waited for) after each run:
 
 * floor: no operator. A bare client (`RestClient`, `--concurrency` graphs in flight) creates the
   N DynamoGraphDeployments and exactly the objects the operator would create for them
-  (`dynamo_operator.render.render_objects`: per graph its discovery ServiceAccount, Role and
-  RoleBinding, per service a DCD, its Deployment and Service), each child with its owner's uid,
-  then waits until every Deployment is available.
+  (`dynamo_operator.render.render_objects`: per graph its discovery ServiceAccount and its
+  RoleBinding to the ClusterRole the chart installs (`--discovery-role-per-graph`: and a Role of
+  its own, as namespace-restricted installs have), per service a DCD, its Deployment and
+  Service), each child with its owner's uid, then waits until every Deployment is available.
 * operator: `dynamo-operator run` as a process, as users run it (`--max-concurrent-reconciles
   --workers`, `LOG_LEVEL=info` to a file), started fresh; the same client creates the N graphs and
   waits until every graph's `status.state` is `successful`. Then, from the operator's `/metrics`:
@@ -39,6 +40,7 @@ Uses KUBECONFIG when set, else starts the local control plane. The last line is 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import signal
@@ -59,6 +61,7 @@ import yaml
 from prometheus_client import REGISTRY
 
 from bench import cache_memory, converge_profile
+from dynamo_operator.builders.service_account import DISCOVERY_RULES
 from dynamo_operator.render import render_objects
 from dynamo_operator.settings import OperatorSettings
 from e2e.localcluster.controlplane import kwok_nodes
@@ -68,7 +71,7 @@ from e2e.support.metrics_scrape import Samples, of_families, requests_by_method,
 from e2e.support.operator_process import OperatorProcess
 from manager.app.kinds import COMPONENT, GRAPH
 from manager.runtime.cache import Informer
-from manager.runtime.client import KindRegistry, NotFound, RestClient
+from manager.runtime.client import AlreadyExists, KindRegistry, NotFound, RestClient
 from manager.runtime.kinds import (
     CUSTOM_RESOURCE_DEFINITION,
     DEPLOYMENT,
@@ -78,6 +81,9 @@ from manager.runtime.kinds import (
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE = ResourceKind("v1", "Node", "nodes", namespaced=False)
+CLUSTER_ROLE = ResourceKind(
+    "rbac.authorization.k8s.io/v1", "ClusterRole", "clusterroles", namespaced=False
+)
 IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.7.0"
 SERVICES = {  # name -> (componentType, module)
     "Frontend": ("frontend", "dynamo.frontend"),
@@ -85,8 +91,18 @@ SERVICES = {  # name -> (componentType, module)
     "VllmPrefillWorker": ("prefill", "dynamo.vllm"),
     "VllmWorker": ("worker", "dynamo.vllm"),
 }
-# What `dynamo-operator run` renders on this cluster: no LeaderWorkerSet, Volcano or Istio.
-SETTINGS = OperatorSettings(available_apis=frozenset())
+DISCOVERY_CLUSTER_ROLE = "dynamo-operator-k8s-service-discovery"
+"""The ClusterRole the chart installs cluster-wide (its default) and names to the operator."""
+
+
+def operator_settings(role_per_graph: bool) -> OperatorSettings:
+    """What `dynamo-operator run` renders on this cluster: no LeaderWorkerSet, Volcano or
+    Istio; graphs' discovery accounts bound to the chart's ClusterRole, or with
+    `--discovery-role-per-graph` a Role each (namespace-restricted installs, upstream)."""
+    cluster_role = None if role_per_graph else DISCOVERY_CLUSTER_ROLE
+    return OperatorSettings(available_apis=frozenset(), discovery_cluster_role_name=cluster_role)
+
+
 FIELD_MANAGER = "bench"
 PODS_PER_NODE = 110
 SAMPLE_SECONDS = 5.0
@@ -198,6 +214,18 @@ async def watch_progress(
 
 
 # -- cluster set-up and clean-up ------------------------------------------------------------------
+
+
+async def install_discovery_cluster_role(rest: RestClient) -> None:
+    """The ClusterRole the chart installs for graphs' discovery accounts."""
+    role = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": {"name": DISCOVERY_CLUSTER_ROLE},
+        "rules": list(DISCOVERY_RULES),
+    }
+    with contextlib.suppress(AlreadyExists):  # a reused cluster
+        await rest.create(CLUSTER_ROLE, role, field_manager=FIELD_MANAGER)
 
 
 async def install_crds(rest: RestClient) -> None:
@@ -353,15 +381,20 @@ class Timeline:
 
 
 async def create_floor_graph(
-    rest: RestClient, kinds: KindRegistry, graph: dict[str, Any], *, apply: bool = False
+    rest: RestClient,
+    kinds: KindRegistry,
+    graph: dict[str, Any],
+    settings: OperatorSettings,
+    *,
+    apply: bool = False,
 ) -> None:
     """The graph, then its DCDs, then their children: each owned by the uid its owner got.
     `apply`: write the DCDs and children with server-side apply instead of POST, as the
     operator does (to tell the cost of apply from the operator's own)."""
     namespace = graph["metadata"]["namespace"]
-    objects = render_objects([graph], SETTINGS, default_namespace=namespace).objects
+    objects = render_objects([graph], settings, default_namespace=namespace).objects
     components: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
-    access: list[dict[str, Any]] = []  # the graph's discovery account, its Role and RoleBinding
+    access: list[dict[str, Any]] = []  # the graph's discovery account, its RoleBinding (Role)
     for obj in objects:
         if not components and obj["kind"] != COMPONENT.kind:
             access.append(obj)
@@ -418,7 +451,9 @@ async def run_floor(rest: RestClient, n: int, args: argparse.Namespace) -> dict[
         before = of_families(REGISTRY.collect())
         await for_each(
             graphs,
-            lambda graph: create_floor_graph(rest, kinds, graph, apply=args.floor_apply),
+            lambda graph: create_floor_graph(
+                rest, kinds, graph, args.settings, apply=args.floor_apply
+            ),
             args.concurrency,
         )
         result["created_s"] = time.perf_counter() - started
@@ -441,14 +476,14 @@ async def run_floor(rest: RestClient, n: int, args: argparse.Namespace) -> dict[
     return result
 
 
-async def warm_up(rest: RestClient) -> None:
+async def warm_up(rest: RestClient, settings: OperatorSettings) -> None:
     """Two floor graphs, untimed: the first run should not pay for cold connections and the
     API server's first custom resources."""
     namespace = await create_namespace(rest, "converge-warm-up")
     kinds = KindRegistry()
     kinds.add(COMPONENT)
     for index in range(2):
-        await create_floor_graph(rest, kinds, bench_graph(f"g-{index:04d}", namespace))
+        await create_floor_graph(rest, kinds, bench_graph(f"g-{index:04d}", namespace), settings)
     await delete_namespace(rest, namespace)
 
 
@@ -469,6 +504,8 @@ def start_operator(
         f"--health-probe-bind-address=127.0.0.1:{health_port}",
         f"--max-concurrent-reconciles={args.workers}",
     )
+    if cluster_role := args.settings.discovery_cluster_role_name:
+        arguments += (f"--discovery-cluster-role-name={cluster_role}",)
     level = "debug" if args.profile else args.log_level
     env = {**os.environ, "KUBECONFIG": str(path), "LOG_LEVEL": level}
     with log_path.open("wb") as log_file:
@@ -629,6 +666,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, float]:
         "workers": args.workers,
         "concurrency": args.concurrency,
         "floor_apply": int(args.floor_apply),
+        "discovery_role_per_graph": int(args.discovery_role_per_graph),
     }
     with kubeconfig() as path:
         api = await kr8s.asyncio.api(kubeconfig=str(path))
@@ -636,8 +674,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, float]:
         nodes: list[str] = []
         try:
             await install_crds(rest)
+            await install_discovery_cluster_role(rest)
             nodes = await add_node_room(rest, math.ceil(4 * max(args.graphs) * 1.1))
-            await warm_up(rest)
+            await warm_up(rest, args.settings)
             for n in args.graphs:
                 floors, operators = [], []
                 for round_ in range(args.rounds):
@@ -691,7 +730,13 @@ def main() -> None:
     parser.add_argument(
         "--rounds", type=int, default=1, help="floor and operator runs per N; the best counts"
     )
+    parser.add_argument(
+        "--discovery-role-per-graph",
+        action="store_true",
+        help="a discovery Role per graph (as namespace-restricted installs) for the ClusterRole",
+    )
     args = parser.parse_args()
+    args.settings = operator_settings(args.discovery_role_per_graph)
     args.log_dir = Path(args.log_dir or tempfile.mkdtemp(prefix="bench-converge-logs-"))
     args.log_dir.mkdir(parents=True, exist_ok=True)
     figures = anyio.run(main_async, args)

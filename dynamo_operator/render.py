@@ -5,11 +5,12 @@ DynamoGraphDeployment yields its PVCs and DynamoComponentDeployments, and each D
 given) yields its Deployment or LeaderWorkerSets, Service, Ingress or VirtualService and autoscaler.
 Secrets of type ``kubernetes.io/dockerconfigjson`` among the documents feed pull-secret discovery.
 With Kubernetes discovery, the account the pods of each graph (or standalone component) run as,
-owned by it, comes first with its Role and RoleBinding. Then documents in input order: for each
+owned by it, comes first with its RoleBinding (to ``discovery_cluster_role_name`` when the settings
+have one, else to a Role of its own, which comes too). Then documents in input order: for each
 graph the planner's ServiceAccount (and its RoleBinding when a ``planner_cluster_role_name`` is
-given) if it has a planner, its PVCs, then per component (sorted by name) the DCD followed by
-its children. What several graphs share (the
-planner's account, a base model's headless Service) comes out once, after the first of them.
+given) if it has a planner, its PVCs, then per component (sorted by name) the DCD followed by its
+children. What several graphs share (the planner's account, a base model's headless Service)
+comes out once, after the first of them.
 """
 
 from __future__ import annotations
@@ -170,7 +171,9 @@ def render_objects(
         ),
     )
     if settings.discovery_backend == "kubernetes":
-        result.objects.extend(_discovery_access(components, default_namespace))
+        result.objects.extend(
+            _discovery_access(components, default_namespace, settings.discovery_cluster_role_name)
+        )
     _for_each_document(
         documents,
         lambda document: _render_document(document, context, result, planner_cluster_role_name),
@@ -180,10 +183,10 @@ def render_objects(
 
 
 def _discovery_access(
-    components: Iterable[Mapping[str, Any]], default_namespace: str
+    components: Iterable[Mapping[str, Any]], default_namespace: str, cluster_role_name: str | None
 ) -> list[dict[str, Any]]:
     """The discovery account of each graph (or standalone component) among the documents, owned
-    by it, and the account's Role and RoleBinding."""
+    by it, and the account's RoleBinding (and Role, without ``cluster_role_name``)."""
     objects: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
     for dcd in components:
@@ -193,5 +196,5 @@ def _discovery_access(
             continue  # a nameless document's pods run as the namespace default
         seen.add((namespace, owner["name"]))
         account = build_discovery_service_account(namespace, owner)
-        objects += [account, *build_discovery_access(namespace, account)]
+        objects += [account, *build_discovery_access(namespace, account, cluster_role_name)]
     return objects

@@ -43,6 +43,9 @@ class OperatorSettings:
     """``--ingress-host-suffix``: host suffix of the default frontend ingress (else ``local``)."""
     istio_virtual_service_gateway: str | None = None
     """``--istio-virtual-service-gateway``: default frontend exposure through this Istio gateway."""
+    discovery_cluster_role_name: str | None = None
+    """``--discovery-cluster-role-name``: with Kubernetes discovery, each graph's account is bound
+    to this ClusterRole instead of a Role of its own (the chart installs it, cluster-wide)."""
     available_apis: frozenset[OptionalApi] = ALL_OPTIONAL_APIS
     """Optional APIs the cluster serves (from discovery; ``render`` assumes all unless told)."""
 

@@ -8,9 +8,9 @@ One entry per build, each taking a validated model and a ``BuildContext``:
 by the graphs of a namespace, come from ``build_planner_access(dgd, namespace, role_name)``, and
 the Kubernetes-discovery account a graph's components run as from
 ``build_discovery_service_account`` (one per graph, owned by it) and ``build_discovery_access``
-(its Role and RoleBinding, owned by the account). A
-base model's headless Service is shared by the components serving it: its owners come from
-``build_model_service_owners(dcds)`` (handed to the builders in the context; the operator
+(its RoleBinding to the chart's ClusterRole, or its own Role and RoleBinding; owned by the
+account). A base model's headless Service is shared by the components serving it: its owners
+come from ``build_model_service_owners(dcds)`` (handed to the builders in the context; the operator
 hands it only the co-owners, found by ``model_service_key``), and
 ``build_shared_model_service`` rebuilds it for the owners left when one stops serving the model.
 Internally the builders read a wire-form view of the object (``component.py``, ``graph.py``).
@@ -40,6 +40,7 @@ from dynamo_operator.builders.service_account import (
     build_planner_access,
     discovery_account_name,
     discovery_owner,
+    discovery_role_name,
 )
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
     "deep_merge",
     "discovery_account_name",
     "discovery_owner",
+    "discovery_role_name",
     "merge_env",
     "model_service_key",
     "served_base_model",

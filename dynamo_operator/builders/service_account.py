@@ -104,18 +104,36 @@ def _owner_reference(source: Mapping[str, Any]) -> JsonDict:
     return {key: source[key] for key in ("apiVersion", "kind", "name", "uid") if source.get(key)}
 
 
-def build_discovery_access(namespace: str, service_account: Mapping[str, Any]) -> list[JsonDict]:
-    """The Role and RoleBinding of a discovery account, owned by it (built from its live copy:
-    the owner reference needs its uid, left out when unknown), so they go when it goes."""
+def discovery_role_name(account_name: str) -> str:
+    """The Role of a discovery account, when it has its own (no ``discovery_cluster_role_name``)."""
+    return f"{account_name}-role"
+
+
+def build_discovery_access(
+    namespace: str, service_account: Mapping[str, Any], cluster_role_name: str | None = None
+) -> list[JsonDict]:
+    """What lets a discovery account do ``DISCOVERY_RULES``, owned by it (built from its live
+    copy: the owner reference needs its uid, left out when unknown), so it goes when it goes: a
+    RoleBinding to ``cluster_role_name`` (the chart installs that ClusterRole once for every
+    graph), or, without one, a Role of the account's own and its RoleBinding, as the upstream
+    operator has it (one object more per graph)."""
     name = str(service_account["metadata"]["name"])
     account = {**service_account["metadata"], "apiVersion": "v1", "kind": "ServiceAccount"}
     owners = [_owner_reference(account)]
-    role: JsonDict = {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "Role",
-        "metadata": {**_managed_metadata(namespace, f"{name}-role"), "ownerReferences": owners},
-        "rules": copy_json(list(DISCOVERY_RULES)),
-    }
+    objects: list[JsonDict] = []
+    if cluster_role_name:
+        role_ref = {"kind": "ClusterRole", "name": cluster_role_name}
+    else:
+        role_ref = {"kind": "Role", "name": discovery_role_name(name)}
+        role_metadata = _managed_metadata(namespace, role_ref["name"])
+        objects.append(
+            {
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "Role",
+                "metadata": {**role_metadata, "ownerReferences": copy_json(owners)},
+                "rules": copy_json(list(DISCOVERY_RULES)),
+            }
+        )
     binding: JsonDict = {
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "RoleBinding",
@@ -123,14 +141,10 @@ def build_discovery_access(namespace: str, service_account: Mapping[str, Any]) -
             **_managed_metadata(namespace, f"{name}-binding"),
             "ownerReferences": copy_json(owners),
         },
-        "roleRef": {
-            "apiGroup": "rbac.authorization.k8s.io",
-            "kind": "Role",
-            "name": f"{name}-role",
-        },
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", **role_ref},
         "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": namespace}],
     }
-    return [role, binding]
+    return [*objects, binding]
 
 
 def _managed_metadata(namespace: str, name: str) -> JsonDict:

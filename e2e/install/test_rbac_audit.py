@@ -6,10 +6,11 @@ gives it, as the chart's ServiceAccount bound to the roles the chart renders (to
 TokenRequest): cluster-wide (leader election, webhooks with operator-managed certificates, secure
 metrics) and namespace-restricted. The test drives every path the roles cover: a graph with every
 child kind (Deployment, Service, Ingress, Istio VirtualService, LeaderWorkerSet and Volcano
-PodGroup, HPA, PVC, the planner's ServiceAccount and RoleBinding, pull-secret discovery), changes
-that delete children, a DynamoModel, the namespace marker and the leader Lease, a scrape of
-`/metrics` with a reader's token, a clean stop. Then it reads every request the operator's
-ServiceAccount made and fails when
+PodGroup, HPA, PVC, the planner's ServiceAccount and RoleBinding, pull-secret discovery), a graph's
+discovery account rebound from a Role of its own to the discovery ClusterRole (cluster-wide: an
+upgrade), changes that delete children, a DynamoModel, the namespace marker and the leader Lease,
+a scrape of `/metrics` with a reader's token, a clean stop. Then it reads every request the
+operator's ServiceAccount made and fails when
 
 - one was refused (403): the chart grants too little;
 - a granted (verb, resource) is used by no request: the chart grants too much. Server-side apply
@@ -38,6 +39,7 @@ import kr8s.asyncio
 import pytest
 import yaml
 
+from dynamo_operator.builders import build_discovery_access, build_discovery_service_account
 from e2e.localcluster import LocalCluster, ensure_binaries, install_crd
 from e2e.localcluster.controlplane.audit import read_audit_events, verbs_needed
 from e2e.localcluster.ports import free_port
@@ -57,6 +59,7 @@ from manager.runtime import (
     LEASE,
     NAMESPACE,
     PERSISTENT_VOLUME_CLAIM,
+    ROLE,
     ROLE_BINDING,
     SECRET,
     SERVICE,
@@ -93,8 +96,9 @@ NOT_REQUESTED = {
     ),
     **{
         (verb, "nvidia.com", "dynamoworkermetadatas"): (
-            "the API server lets the operator create a graph's discovery Role only with "
-            "permissions it holds itself (RBAC's escalation check); Dynamo's pods use them"
+            "the API server lets the operator create a graph's discovery Role, or bind its "
+            "account to the discovery ClusterRole, only with permissions it holds itself (RBAC's "
+            "escalation check); Dynamo's pods use them"
         )
         for verb in ("list", "watch", "create", "patch")
     },
@@ -523,11 +527,36 @@ async def gone(world: World, kind: ResourceKind, count: int) -> None:
     await eventually(f"at most {count} {kind.kind} in {world.namespace}", probe, within=60)
 
 
+async def leave_a_role_per_graph(world: World, graph: str) -> str:
+    """The discovery account of `graph` with the Role and RoleBinding an operator run without a
+    discovery ClusterRole gave it (before an upgrade); its name."""
+    owner = {"apiVersion": GRAPH.api_version, "kind": GRAPH.kind, "name": graph}
+    account = build_discovery_service_account(world.namespace, owner)
+    del account["metadata"]["ownerReferences"]  # the graph is not made yet
+    created = await world.create(SERVICE_ACCOUNT, account)
+    for obj in build_discovery_access(world.namespace, created):
+        await world.create(RBAC_KINDS[obj["kind"]], obj)
+    return str(created["metadata"]["name"])
+
+
+async def rebound_to_the_cluster_role(world: World, account: str) -> None:
+    async def rebound() -> bool:
+        binding = await world.get(ROLE_BINDING, f"{account}-binding")
+        role_ref = (binding or {}).get("roleRef", {}).get("kind")
+        return role_ref == "ClusterRole" and await world.get(ROLE, f"{account}-role") is None
+
+    await eventually(f"{account} rebound to the ClusterRole, its Role deleted", rebound, within=60)
+
+
 async def drive(world: World, store: ApiStore, *, cluster_wide: bool) -> None:
     """Every path the roles cover, in `world`'s namespace."""
     await world.create(SECRET, pull_secret("registry-credentials"))
     graph = every_child_graph("every-child")
+    if cluster_wide:  # an upgrade from a run without the discovery ClusterRole
+        account = await leave_a_role_per_graph(world, "every-child")
     await world.create(GRAPH, graph)
+    if cluster_wide:
+        await rebound_to_the_cluster_role(world, account)
     await exists(world, COMPONENT, 5)
     for kind, count in (
         (DEPLOYMENT, 4),

@@ -336,12 +336,13 @@ def test_the_same_graph_serves_with_etcd_discovery(
             assert _env(pod)["ETCD_ENDPOINTS"] == endpoint, component
 
 
-def test_the_discovery_role_grants_exactly_what_the_pods_used(
+def test_the_discovery_cluster_role_grants_exactly_what_the_pods_used(
     serving: Serving, real_node: RealNodeCluster
 ) -> None:
     """Every request the graphs' pods made as their graph's discovery account (through every
     test above: starts, scaling, rollouts, restarts, stops) was allowed, and every verb the
-    discovery Role grants (each graph's is the same) was used by one of them."""
+    chart's discovery ClusterRole (every graph's account is bound to it) grants was used by one
+    of them."""
     accounts = f"system:serviceaccount:{serving.namespace}:"
     requests = {
         event["auditID"]: event
@@ -362,15 +363,19 @@ def test_the_discovery_role_grants_exactly_what_the_pods_used(
         for e in requests.values()
         for verb in verbs_needed(e["verb"], (e.get("responseStatus") or {}).get("code", 0))
     }
-    roles = serving.admin.get(
-        f"/apis/rbac.authorization.k8s.io/v1/namespaces/{serving.namespace}/roles"
-    )["items"]
-    discovery_roles = [
-        r for r in roles if r["metadata"]["name"].endswith(f"{DISCOVERY_SUFFIX}-role")
-    ]
-    assert discovery_roles, "no discovery Role in the namespace"
-    assert all(r["rules"] == discovery_roles[0]["rules"] for r in discovery_roles)
-    role = discovery_roles[0]
+    rbac = "/apis/rbac.authorization.k8s.io/v1"
+    bindings = serving.admin.get(f"{rbac}/namespaces/{serving.namespace}/rolebindings")["items"]
+    role_refs = {
+        (b["roleRef"]["kind"], b["roleRef"]["name"])
+        for b in bindings
+        if b["metadata"]["name"].endswith(f"{DISCOVERY_SUFFIX}-binding")
+    }
+    # Installed cluster-wide by the chart: every graph's account is bound to its ClusterRole.
+    assert role_refs == {("ClusterRole", f"{RELEASE}{DISCOVERY_SUFFIX}")}, role_refs
+    [(_, cluster_role)] = role_refs
+    role = serving.admin.get(f"{rbac}/clusterroles/{cluster_role}")
+    roles = serving.admin.get(f"{rbac}/namespaces/{serving.namespace}/roles")["items"]
+    assert not [r for r in roles if DISCOVERY_SUFFIX in r["metadata"]["name"]]
     granted = {
         (verb, group, resource)
         for rule in role["rules"]
@@ -380,7 +385,7 @@ def test_the_discovery_role_grants_exactly_what_the_pods_used(
     }
 
     assert requests, "no request made as a discovery account in the audit log"
-    assert not refused, f"the discovery Role grants too little: {refused}"
+    assert not refused, f"the discovery ClusterRole grants too little: {refused}"
     assert used == granted, f"used but not granted: {used - granted}; unused: {granted - used}"
 
 

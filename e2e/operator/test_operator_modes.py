@@ -325,6 +325,14 @@ class Credentials:
                 await self.rest.delete(kind, None, name)
 
 
+def chart_discovery_flag(release_namespace: str) -> str:
+    """The chart's `--discovery-cluster-role-name` (cluster-wide), naming its ClusterRole as
+    `Credentials` renamed it for the release in `release_namespace`."""
+    return (
+        f"--discovery-cluster-role-name=dynamo-operator-k8s-service-discovery-{release_namespace}"
+    )
+
+
 @pytest.fixture
 async def credentials(
     rest: RestClient, kubeconfig: Path, tmp_path: Path
@@ -348,7 +356,11 @@ async def test_one_of_two_replicas_leads_and_the_standby_takes_over(
         namespace,
         {**CLUSTER_WIDE, "controllerManager": {"leaderElection": {"namespace": namespace}}},
     )
-    elect = ("--leader-elect", f"--leader-election-namespace={namespace}")
+    elect = (
+        "--leader-elect",
+        f"--leader-election-namespace={namespace}",
+        chart_discovery_flag(namespace),
+    )
     first = launcher.start(*elect, name="replica-1", kubeconfig=config)
     second = launcher.start(*elect, name="replica-2", kubeconfig=config)
     await ready(first, second)  # both: a standby is ready before it leads
@@ -444,7 +456,7 @@ async def test_a_restricted_operator_keeps_its_namespace_until_it_stops(
     assert moment(marker["spec"]["renewTime"]) >= moment(marker["spec"]["acquireTime"])
 
     config = await credentials.kubeconfig(b, CLUSTER_WIDE)
-    cluster_wide = launcher.start(name="cluster-wide", kubeconfig=config)
+    cluster_wide = launcher.start(chart_discovery_flag(b), name="cluster-wide", kubeconfig=config)
     await ready(cluster_wide)
     assert logged(cluster_wide, CLAIMED, namespace=a)
 

@@ -3,12 +3,15 @@
 Each test starts its own `dynamo-operator run` processes. At steady state the operator writes
 nothing; a restart on a converged graph writes nothing either (no status, no rollout); a
 `kill -9` while graphs converge leaves no duplicate and no orphan once a new process has
-finished the work; namespaces are deleted with or without a running operator (no finalizer).
+finished the work; namespaces are deleted with or without a running operator (no finalizer); a
+restart with a discovery ClusterRole (an upgrade to the chart that installs one) rebinds each
+graph's account to it and deletes the account's own Role, and a restart without brings it back.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,6 +20,7 @@ from typing import Any
 import anyio
 import pytest
 
+from dynamo_operator.builders.service_account import DISCOVERY_RULES
 from e2e.support import kwok_only
 from e2e.support.graphs import (
     USER,
@@ -26,11 +30,18 @@ from e2e.support.graphs import (
     no_namespace_terminating,
     small_graph,
 )
-from e2e.support.kinds import COMPONENT, GRAPH
+from e2e.support.kinds import CLUSTER_ROLE, COMPONENT, GRAPH
 from e2e.support.operator_process import OperatorProcess, running_operator, start_operator
 from e2e.support.polling import eventually
 from manager.runtime.client import NotFound, RestClient
-from manager.runtime.kinds import DEPLOYMENT, NAMESPACE, SERVICE
+from manager.runtime.kinds import (
+    DEPLOYMENT,
+    NAMESPACE,
+    ROLE,
+    ROLE_BINDING,
+    SERVICE,
+    SERVICE_ACCOUNT,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -180,3 +191,56 @@ async def test_namespaces_are_deleted_with_or_without_the_operator(
         assert operator.metric_sum("controller_runtime_reconcile_errors_total") == errors
 
     await delete_namespace(stopped)
+
+
+@pytest.fixture
+async def discovery_cluster_role(api: Any) -> AsyncIterator[str]:
+    """A ClusterRole with the discovery rules, as the chart installs it (deleted after)."""
+    rest = RestClient.for_api(api)
+    name = f"e2e-discovery-{uuid.uuid4().hex[:6]}"
+    role = {
+        "apiVersion": CLUSTER_ROLE.api_version,
+        "kind": CLUSTER_ROLE.kind,
+        "metadata": {"name": name},
+        "rules": list(DISCOVERY_RULES),
+    }
+    await rest.create(CLUSTER_ROLE, role, field_manager=USER)
+    yield name
+    with contextlib.suppress(NotFound):
+        await rest.delete(CLUSTER_ROLE, None, name)
+
+
+async def test_a_discovery_cluster_role_given_at_a_restart_replaces_each_graphs_own_role(
+    world: World, kubeconfig: Path, log_dir: Path, discovery_cluster_role: str
+) -> None:
+    account = "rebound-k8s-service-discovery"
+
+    async def bound_to(kind: str, name: str, role_exists: bool) -> dict[str, Any] | None:
+        binding = await world.get(ROLE_BINDING, f"{account}-binding")
+        role = await world.get(ROLE, f"{account}-role")
+        reference = (binding or {}).get("roleRef") or {}
+        bound = (reference.get("kind"), reference.get("name")) == (kind, name)
+        return binding if bound and (role is not None) == role_exists else None
+
+    own_role = functools.partial(bound_to, "Role", f"{account}-role", True)
+    with running_operator(kubeconfig, log_dir, name="own-roles"):
+        await world.create(GRAPH, small_graph("rebound", SERVICES))
+        await eventually("the account's own Role", own_role)
+    owner = await world.get(SERVICE_ACCOUNT, account)
+    assert owner is not None
+
+    flag = f"--discovery-cluster-role-name={discovery_cluster_role}"
+    with running_operator(kubeconfig, log_dir, flag, name="cluster-role"):
+        binding = await eventually(
+            "the binding to the ClusterRole, the Role deleted",
+            lambda: bound_to("ClusterRole", discovery_cluster_role, False),
+        )
+    assert [ref["uid"] for ref in binding["metadata"]["ownerReferences"]] == [
+        owner["metadata"]["uid"]
+    ]
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": account, "namespace": world.namespace}
+    ]
+
+    with running_operator(kubeconfig, log_dir, name="own-roles-again"):
+        await eventually("the Role back", own_role)

@@ -71,6 +71,7 @@ if _TYPE_CHECKING:
         apply_each,
         is_controlled_by,
         is_namespace_terminating,
+        is_owned_by,
         sync_children,
     )
     from manager.runtime.predicate import (
@@ -154,6 +155,7 @@ __all__ = [
     "get_logger",
     "is_controlled_by",
     "is_namespace_terminating",
+    "is_owned_by",
     "lazy_exports",
     "lease_expiry",
     "new_predicate_funcs",

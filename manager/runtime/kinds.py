@@ -39,6 +39,9 @@ class ResourceKind:
     kind: str
     plural: str
     namespaced: bool
+    immutable: tuple[str, ...] = ()
+    """Top-level fields the API server refuses to change (a RoleBinding's ``roleRef``): an apply
+    that would change one replaces the object (`Client.apply_if_changed`)."""
 
     @property
     def group(self) -> str:
@@ -91,7 +94,11 @@ ENDPOINT_SLICE = ResourceKind(
 LEASE = ResourceKind("coordination.k8s.io/v1", "Lease", "leases", namespaced=True)
 ROLE = ResourceKind("rbac.authorization.k8s.io/v1", "Role", "roles", namespaced=True)
 ROLE_BINDING = ResourceKind(
-    "rbac.authorization.k8s.io/v1", "RoleBinding", "rolebindings", namespaced=True
+    "rbac.authorization.k8s.io/v1",
+    "RoleBinding",
+    "rolebindings",
+    namespaced=True,
+    immutable=("roleRef",),
 )
 CUSTOM_RESOURCE_DEFINITION = ResourceKind(
     "apiextensions.k8s.io/v1",

@@ -46,6 +46,7 @@ __all__ = [
     "apply_each",
     "is_controlled_by",
     "is_namespace_terminating",
+    "is_owned_by",
     "sync_children",
 ]
 
@@ -96,6 +97,13 @@ class ChildChanges:
         if cached_version is not None and written_version is not None:
             return cached if cached_version > written_version else written
         return written
+
+
+def is_owned_by(obj: Mapping[str, Any], owner_uid: str) -> bool:
+    return any(
+        ref.get("uid") == owner_uid
+        for ref in (obj.get("metadata") or {}).get("ownerReferences") or ()
+    )
 
 
 def is_controlled_by(obj: Mapping[str, Any], owner_uid: str) -> bool:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from dynamo_operator.builders.service_account import DISCOVERY_RULES
 from e2e.support.chart import (
     CRD_CHART,
     OPERATOR_CHART,
@@ -107,6 +108,7 @@ def test_default_install_is_cluster_wide_leader_elected_with_webhooks_and_secure
     assert options.metrics_address == ("0.0.0.0", 8443)
     assert options.health_address == ("0.0.0.0", 8081)
     assert options.planner_cluster_role_name == "dynamo-operator-planner"
+    assert options.settings.discovery_cluster_role_name == "dynamo-operator-k8s-service-discovery"
     assert options.operator_version == "0.1.0"
     assert options.operator_namespace == NAMESPACE
     assert manager_container(objects)["image"] == "dynamo-operator:0.1.0"
@@ -217,6 +219,7 @@ def test_restricted_mode_manages_its_namespace_without_leader_election() -> None
     assert options.namespace_scope_lease_duration == 20
     assert options.namespace_scope_lease_renew_interval == 5
     assert options.planner_cluster_role_name is None
+    assert options.settings.discovery_cluster_role_name is None  # a Role per graph, as upstream
     default_target = operator_options(render(namespace="team-b", values=RESTRICTED))
     assert default_target.restricted_namespace == "team-b"
 
@@ -429,6 +432,7 @@ def test_secrets_are_read_only_but_the_webhook_certificate(values: dict[str, Any
 def test_cluster_wide_mode_grants_one_cluster_role_and_the_leader_election_role() -> None:
     objects = render()
     assert sorted(o["metadata"]["name"] for o in of_kind(objects, "ClusterRole")) == [
+        "dynamo-operator-k8s-service-discovery",
         "dynamo-operator-manager-role",
         "dynamo-operator-metrics-auth-role",
         "dynamo-operator-metrics-reader",
@@ -444,7 +448,11 @@ def test_cluster_wide_mode_grants_one_cluster_role_and_the_leader_election_role(
     bindings = of_kind(objects, "ClusterRoleBinding", "RoleBinding")
     assert {b["roleRef"]["name"] for b in bindings} == {
         o["metadata"]["name"] for o in of_kind(objects, "Role", "ClusterRole")
-    } - {"dynamo-operator-metrics-reader", "dynamo-operator-planner"}
+    } - {
+        "dynamo-operator-metrics-reader",
+        "dynamo-operator-planner",
+        "dynamo-operator-k8s-service-discovery",
+    }
     for binding in bindings:
         assert binding["subjects"] == [
             {
@@ -461,6 +469,22 @@ def test_cluster_wide_mode_grants_one_cluster_role_and_the_leader_election_role(
             "verbs": ["bind"],
             "resourceNames": ["dynamo-operator-planner"],
         }
+    ]
+
+
+def test_the_discovery_cluster_role_grants_what_a_graphs_own_role_would() -> None:
+    """Cluster-wide, graphs' accounts are bound to the chart's ClusterRole instead of a Role
+    each: it must let Dynamo's pods do exactly what their own Role would."""
+    [role] = [
+        o
+        for o in of_kind(render(), "ClusterRole")
+        if o["metadata"]["name"] == "dynamo-operator-k8s-service-discovery"
+    ]
+    assert role["rules"] == list(DISCOVERY_RULES)
+    assert not [
+        o
+        for o in of_kind(render(values=RESTRICTED), "ClusterRole")
+        if o["metadata"]["name"].endswith("-k8s-service-discovery")
     ]
 
 

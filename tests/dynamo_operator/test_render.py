@@ -167,6 +167,29 @@ def test_each_graph_has_its_own_discovery_account_owned_by_it_first() -> None:
     }
 
 
+def test_with_a_discovery_cluster_role_each_account_is_bound_to_it_without_a_role() -> None:
+    graph = _graph({"Frontend": {"componentType": "frontend"}})
+    settings = OperatorSettings(discovery_cluster_role_name="dynamo-k8s-service-discovery")
+
+    objects = render_objects([graph], settings).objects
+
+    assert [obj["kind"] for obj in objects[:2]] == ["ServiceAccount", "RoleBinding"]
+    assert "Role" not in {obj["kind"] for obj in objects}
+    binding = objects[1]
+    assert binding["metadata"]["name"] == "g-k8s-service-discovery-binding"
+    assert binding["roleRef"] == {
+        "apiGroup": "rbac.authorization.k8s.io",
+        "kind": "ClusterRole",
+        "name": "dynamo-k8s-service-discovery",
+    }
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": "g-k8s-service-discovery", "namespace": "default"}
+    ]
+    assert binding["metadata"]["ownerReferences"] == [
+        {"apiVersion": "v1", "kind": "ServiceAccount", "name": "g-k8s-service-discovery"}
+    ]
+
+
 def test_with_etcd_discovery_no_account_is_rendered() -> None:
     graph = _graph({"Frontend": {"componentType": "frontend"}})
 

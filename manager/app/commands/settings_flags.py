@@ -39,6 +39,13 @@ _FLAGS: tuple[tuple[str, str, str, str], ...] = (
         "GATEWAY",
         "expose frontends without an ingress spec through an Istio VirtualService on this gateway",
     ),
+    (
+        "--discovery-cluster-role-name",
+        "discovery_cluster_role_name",
+        "CLUSTERROLE",
+        "with Kubernetes discovery, bind each graph's account to this ClusterRole instead of "
+        "giving it a Role of its own",
+    ),
 )
 
 

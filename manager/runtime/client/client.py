@@ -97,7 +97,8 @@ class Client:
         made (fresher than the cache, which lags it), None when nothing was sent.
 
         `owners`: owner references applied with `desired` but left out of its digest and of the
-        compare (an object several owners share gains them one at a time: `add_owner`)."""
+        compare (an object several owners share gains them one at a time: `add_owner`). An
+        object whose kind's immutable fields differ is deleted first, then created again."""
         if "status" in desired:
             raise ValueError(
                 f"apply_if_changed got a {desired.get('kind')} with a status: the main resource "
@@ -108,9 +109,23 @@ class Client:
         if difference is None:
             return None
         _log_write("applying", desired, difference)
+        if live is not None:
+            await self._delete_if_immutable_changed(desired, live)
         if owners is not None:
             desired = {**desired, "metadata": {**desired["metadata"], "ownerReferences": owners}}
         return await self.apply(desired, field_manager=field_manager)
+
+    async def _delete_if_immutable_changed(
+        self, desired: Mapping[str, Any], live: Mapping[str, Any]
+    ) -> None:
+        """Delete `live` when `desired` changes one of its kind's immutable fields: the apply
+        would be refused as invalid for ever, so it creates the object again instead."""
+        kind = self.kind_of(desired)
+        changed = [name for name in kind.immutable if desired.get(name) != live.get(name)]
+        if changed:
+            _log_write("replacing", desired, changed[0])
+            metadata = live["metadata"]
+            await self.delete(kind, metadata.get("namespace"), metadata["name"])
 
     async def add_owner(self, live: Mapping[str, Any], owner: Mapping[str, Any]) -> dict[str, Any]:
         """Add one owner reference to `live`'s, keeping the others whatever the cache knew of

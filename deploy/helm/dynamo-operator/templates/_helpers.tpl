@@ -66,6 +66,10 @@ the same name in different namespaces must not share them.
 {{ include "dynamo-operator.fullname" . }}-planner
 {{- end }}
 
+{{- define "dynamo-operator.discoveryRoleName" -}}
+{{ include "dynamo-operator.fullname" . }}-k8s-service-discovery
+{{- end }}
+
 {{/*
 The webhook Service: the operator's own certificate names dynamo-operator-webhook-service.<ns>.svc
 whatever the release is called, so the Service has that name (one operator per namespace: the

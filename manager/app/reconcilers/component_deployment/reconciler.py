@@ -30,6 +30,7 @@ from dynamo_operator.builders import (
     build_model_service_owners,
     build_shared_model_service,
     discovery_owner,
+    discovery_role_name,
     model_service_key,
     served_base_model,
 )
@@ -53,12 +54,13 @@ from manager.runtime.cache import CacheReader
 from manager.runtime.client import ApiError, BadRequest, Client, Invalid, NotFound
 from manager.runtime.controller import Request, Result
 from manager.runtime.events import EventRecorder
-from manager.runtime.kinds import POD, SECRET, SERVICE, ResourceKind
+from manager.runtime.kinds import POD, ROLE, SECRET, SERVICE, ResourceKind
 from manager.runtime.ownership import (
     ChildChanges,
     SharedObjects,
     is_controlled_by,
     is_namespace_terminating,
+    is_owned_by,
     sync_children,
 )
 from manager.runtime.progress import ProgressThrottle
@@ -164,11 +166,11 @@ class ComponentDeploymentReconciler:
         self, dcd: Mapping[str, Any], settings: OperatorSettings
     ) -> list[str]:
         """With Kubernetes discovery, the account the component's pods run as, before the pods:
-        its graph's (or its own, standalone), owned by the graph; its Role and RoleBinding owned
-        by it (applied with exactly that owner: a recreated graph's new account replaces the
-        old one's reference). The components of a graph apply each in turns (`SharedObjects`):
-        the first creates it, the others find it, even while the cache lags. What was created,
-        as `Kind/name`."""
+        its graph's (or its own, standalone), owned by the graph; its RoleBinding (and its Role,
+        without a discovery ClusterRole) owned by it (applied with exactly that owner: a
+        recreated graph's new account replaces the old one's reference). The components of a
+        graph apply each in turns (`SharedObjects`): the first creates it, the others find it,
+        even while the cache lags. What was created, as `Kind/name`."""
         if settings.discovery_backend != "kubernetes":
             return []
         namespace, owner = dcd["metadata"]["namespace"], discovery_owner(dcd)
@@ -176,7 +178,23 @@ class ComponentDeploymentReconciler:
             build_discovery_service_account(namespace, owner), owner
         )
         names = [f"ServiceAccount/{account['metadata']['name']}"] if created else []
-        return names + await self._shared.apply_all(build_discovery_access(namespace, account))
+        cluster_role = settings.discovery_cluster_role_name
+        names += await self._shared.apply_all(
+            build_discovery_access(namespace, account, cluster_role)
+        )
+        if cluster_role:
+            await self._delete_own_role(account)
+        return names
+
+    async def _delete_own_role(self, account: Mapping[str, Any]) -> None:
+        """The Role an account had before the operator was given a discovery ClusterRole (it ran
+        without one, or an older version did): its binding now names the ClusterRole, so the
+        Role grants nothing any more."""
+        metadata = account["metadata"]
+        namespace, name = metadata["namespace"], discovery_role_name(metadata["name"])
+        role = self._reader.get(ROLE, namespace, name) if self._reader.has_synced(ROLE) else None
+        if role is not None and is_owned_by(role, metadata["uid"]):
+            await self._client.delete(ROLE, namespace, name)
 
     async def _release_model_services(
         self,
