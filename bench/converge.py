@@ -61,7 +61,7 @@ import yaml
 from prometheus_client import REGISTRY
 
 from bench import cache_memory, converge_profile
-from dynamo_operator.builders.service_account import DISCOVERY_RULES
+from dynamo_operator.builders import DISCOVERY_RULES
 from dynamo_operator.render import render_objects
 from dynamo_operator.settings import OperatorSettings
 from e2e.localcluster.controlplane import kwok_nodes

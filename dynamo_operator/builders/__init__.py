@@ -35,6 +35,7 @@ from dynamo_operator.builders.model_service import (
 from dynamo_operator.builders.persistent_volume_claims import build_persistent_volume_claims
 from dynamo_operator.builders.probes import FRONTEND_READINESS_COMMAND
 from dynamo_operator.builders.service_account import (
+    DISCOVERY_RULES,
     build_discovery_access,
     build_discovery_service_account,
     build_planner_access,
@@ -44,6 +45,7 @@ from dynamo_operator.builders.service_account import (
 )
 
 __all__ = [
+    "DISCOVERY_RULES",
     "FRONTEND_READINESS_COMMAND",
     "BuildContext",
     "BuildError",

@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 import pytest
 
-from dynamo_operator.builders.service_account import DISCOVERY_RULES
+from dynamo_operator.builders import DISCOVERY_RULES
 from e2e.support import kwok_only
 from e2e.support.graphs import (
     USER,

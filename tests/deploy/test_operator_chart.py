@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from dynamo_operator.builders.service_account import DISCOVERY_RULES
+from dynamo_operator.builders import DISCOVERY_RULES
 from e2e.support.chart import (
     CRD_CHART,
     OPERATOR_CHART,
