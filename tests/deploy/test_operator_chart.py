@@ -481,6 +481,8 @@ def test_the_discovery_cluster_role_grants_what_a_graphs_own_role_would() -> Non
         if o["metadata"]["name"] == "dynamo-operator-k8s-service-discovery"
     ]
     assert role["rules"] == list(DISCOVERY_RULES)
+    # Graphs outlive the release (helm uninstall leaves them running): so does their access.
+    assert role["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
     assert not [
         o
         for o in of_kind(render(values=RESTRICTED), "ClusterRole")
