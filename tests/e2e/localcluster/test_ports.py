@@ -41,8 +41,20 @@ def listening() -> Iterator[int]:
 
 def test_a_port_in_use_is_passed_over(listening: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ports, "_handed_out", set())
-    choices = iter([listening, listening + 1])
-    monkeypatch.setattr(ports._random, "choice", lambda _: next(choices))
     monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    random_choice = ports._random.choice
+    offered: list[int] = []
 
-    assert ports.free_port() == listening + 1
+    def choice(candidates: range) -> int:
+        # The port in use first, then random ones: a fixed second port may be in use too (a CI
+        # run met `listening + 1` taken by another worker's connection).
+        offered.append(random_choice(candidates) if offered else listening)
+        return offered[-1]
+
+    monkeypatch.setattr(ports._random, "choice", choice)
+
+    port = ports.free_port()
+
+    assert offered[0] == listening
+    assert port != listening
+    assert port == offered[-1]
