@@ -136,7 +136,10 @@ async def test_served_apis_notices_a_crd_installed_after_start(
         assert served.serves(group_version)
 
         await rest.delete(CUSTOM_RESOURCE_DEFINITION, None, new_crd["metadata"]["name"])
-        with anyio.fail_after(60):
+        # The group leaves discovery once the API server has finalized the CRD, which on a busy
+        # machine took over 60 s (a CI rehearsal; kubernetes/kubernetes#138086 raised its own
+        # conformance wait for the same reason).
+        with anyio.fail_after(180):
             assert await changes.receive() == {"apps/v1"}
         tg.cancel_scope.cancel()
 
