@@ -67,6 +67,7 @@ from dynamo_operator.settings import OperatorSettings
 from e2e.localcluster.controlplane import kwok_nodes
 from e2e.localcluster.ports import free_port
 from e2e.localcluster.processes import die_with_parent_hook
+from e2e.support.kinds import CLUSTER_ROLE
 from e2e.support.metrics_scrape import Samples, of_families, requests_by_method, total, writes
 from e2e.support.operator_process import OperatorProcess
 from manager.app.kinds import COMPONENT, GRAPH
@@ -81,9 +82,6 @@ from manager.runtime.kinds import (
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE = ResourceKind("v1", "Node", "nodes", namespaced=False)
-CLUSTER_ROLE = ResourceKind(
-    "rbac.authorization.k8s.io/v1", "ClusterRole", "clusterroles", namespaced=False
-)
 IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.7.0"
 SERVICES = {  # name -> (componentType, module)
     "Frontend": ("frontend", "dynamo.frontend"),
@@ -733,7 +731,7 @@ def main() -> None:
     parser.add_argument(
         "--discovery-role-per-graph",
         action="store_true",
-        help="a discovery Role per graph (as namespace-restricted installs) for the ClusterRole",
+        help="a discovery Role per graph, as restricted installs have, not the ClusterRole",
     )
     args = parser.parse_args()
     args.settings = operator_settings(args.discovery_role_per_graph)
