@@ -257,7 +257,7 @@ class SharedObjects:
     ) -> dict[str, Any] | None:
         reference = {field: owner[field] for field in ("apiVersion", "kind", "name", "uid")}
         owners = list(((live or {}).get("metadata") or {}).get("ownerReferences") or ())
-        missing = all(ref.get("uid") != reference["uid"] for ref in owners)
+        missing = live is None or not is_owned_by(live, reference["uid"])
         metadata = {k: v for k, v in desired["metadata"].items() if k != "ownerReferences"}
         written = await self._client.apply_if_changed(
             {**desired, "metadata": metadata},
