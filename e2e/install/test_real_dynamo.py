@@ -14,6 +14,7 @@ discovery (``--etcdAddr``, by ``helm upgrade``) with an etcd the pods reach.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
 import threading
@@ -21,6 +22,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -257,7 +259,7 @@ def test_an_env_change_rolls_the_workers_out_under_load(
     [new_pod] = serving.pods("agg-worker")
     assert new_pod["metadata"]["uid"] != old_pod["metadata"]["uid"]
     assert load.sent > 20
-    assert not load.failures, f"{len(load.failures)} of {load.sent} failed: {load.failures[:3]}"
+    assert not load.failures, _rollout_failures(serving, load, new_pod)
 
 
 def test_a_lora_is_loaded_restored_after_a_worker_restart_and_unloaded(serving: Serving) -> None:
@@ -392,6 +394,27 @@ def test_the_discovery_cluster_role_grants_exactly_what_the_pods_used(
 # -- helpers ----------------------------------------------------------------------------------
 
 
+def _rollout_failures(serving: Serving, load: _Load, new_pod: dict[str, Any]) -> str:
+    """What failed, when (from the new worker's Ready: near 0 s is the frontend not yet routing
+    to it; near the Deployment's minReadySeconds is the old worker going away), and what the
+    frontend logged above INFO: the next failure says which side of the rollout it was on."""
+    ready = next(c for c in new_pod["status"]["conditions"] if c["type"] == "Ready")
+    ready_at = datetime.fromisoformat(ready["lastTransitionTime"]).timestamp()
+    failed = [f"{at - ready_at:+.1f}s {message}" for at, message in load.failures[:5]]
+    [frontend] = serving.pods("agg-frontend")
+    log = serving.installed.node.pod_logs(serving.namespace, frontend["metadata"]["name"])
+    noted = [
+        line for line in _ANSI.sub("", log).splitlines() if " WARN " in line or " ERROR " in line
+    ]
+    return (
+        f"{len(load.failures)} of {load.sent} failed (time from the new worker's Ready): {failed}"
+        f"; the frontend's warnings and errors: {noted[-15:]}"
+    )
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 class _Load:
     """A client sending chat completions one after another, without pause, on a thread, for as
     long as the ``with`` block lasts."""
@@ -399,7 +422,8 @@ class _Load:
     def __init__(self, frontend: str) -> None:
         self.frontend = frontend
         self.sent = 0
-        self.failures: list[str] = []
+        self.failures: list[tuple[float, str]] = []
+        """When each failed request was sent (wall clock, to compare with pods' times), and why."""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -414,10 +438,11 @@ class _Load:
     def _run(self) -> None:
         while not self._stop.is_set():
             self.sent += 1
+            sent_at = time.time()
             try:
                 chat(self.frontend, f"load {self.sent}")
             except HttpError as error:
-                self.failures.append(str(error)[:200])
+                self.failures.append((sent_at, str(error)[:200]))
 
 
 def _watch_rollout(serving: Serving, graph: str, generation: int) -> str:

@@ -3,7 +3,8 @@
 The graphs run ``localhost/dynamo-cpu:dev`` (``e2e.dynamo_image``) on the real node: a Frontend
 given only its image (the operator supplies ``python3 -m dynamo.frontend``) and mocker or LoRA
 engine workers reading the tiny model of ``e2e.dynamo_model`` from a ConfigMap. Nothing else is
-configured: discovery, ports, probes and env are the operator's defaults.
+configured but what Dynamo's graceful-shutdown guide asks of users: frontends with request
+migration on (``MIGRATION_LIMIT``). Discovery, ports, probes and env are the operator's defaults.
 
 ``Client`` talks to a graph's frontend through its Service's ClusterIP (kube-proxy routes the
 host's connections as a Pod's) and to workers' system ports by Pod IP.
@@ -29,6 +30,12 @@ from e2e.support.real_node import RealNodeCluster
 MODEL = "tiny"
 MODEL_DIR = "/models/tiny"
 MODEL_CONFIG_MAP = "tiny-model"
+MIGRATION_LIMIT = "3"
+"""``DYN_MIGRATION_LIMIT`` of every test frontend. Dynamo's frontend (1.6.1) cancels a request it
+has just routed to a worker when that worker leaves discovery in the same instant (its log: "route
+request failed ... worker_disconnected", answered 503; seen at the old worker's deletion during a
+rollout, 1 request in a few thousand). Migration, off by default and a user's choice, retries such
+a request on another worker; the operator cannot prevent it: the worker must leave discovery."""
 GENERATE_REQUESTS = "dynamo_component_requests_total"
 """A worker's requests by endpoint, on its system port's /metrics (label ``dynamo_endpoint``)."""
 
@@ -52,6 +59,7 @@ def dynamo_graph(
         "Frontend": {
             "componentType": "frontend",
             "replicas": 1,
+            "envs": [{"name": "DYN_MIGRATION_LIMIT", "value": MIGRATION_LIMIT}],
             "extraPodSpec": {
                 **placement,
                 "terminationGracePeriodSeconds": 10,
