@@ -250,8 +250,13 @@ def renew_and_serve(
             return files if current.serial_number != issued.serial_number else None
 
         files = wait_for("cert-manager to reissue the serving certificate", reissued, timeout=60)
-        wait_for("the Certificate Ready again", lambda: is_ready(serving), timeout=60)
-        assert serving.raw["status"]["revision"] == revision + 1
+        # cert-manager writes the Secret before the Certificate's status, and Ready stays True
+        # throughout a renewal: only the revision says the status has caught up.
+        wait_for(
+            f"the Certificate Ready at revision {revision + 1}",
+            lambda: is_ready(serving) and serving.raw["status"].get("revision") == revision + 1,
+            timeout=60,
+        )
         renewed = x509.load_pem_x509_certificate(files["tls.crt"])
         assert files["ca.crt"] == ca_pem  # same CA: the injected caBundle stays valid
 
