@@ -24,6 +24,8 @@ log() { echo "kind/docker: $*" >&2; }
 # The host facts a run may change, one file each (also what the host-restore test compares).
 snapshot() {
   local dir=$1; mkdir -p "$dir"
+  # A fresh machine has no nft: without it the table list would fail (under pipefail, silently).
+  command -v nft >/dev/null || install_packages nftables
   for s in $SYSCTLS; do echo "$s=$(sysctl -n "$s" 2>/dev/null || echo absent)"; done >"$dir/sysctls"
   if [ -e /lib/modules ]; then echo present; else echo absent; fi >"$dir/lib-modules"
   nft list tables 2>/dev/null | sort >"$dir/nft-tables"
