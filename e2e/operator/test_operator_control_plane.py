@@ -77,6 +77,30 @@ async def test_an_api_server_restart_while_converging_loses_nothing(
     world: World, operator: OperatorProcess, control_plane: Any
 ) -> None:
     await disrupt_while_converging(world, operator, control_plane.restart_apiserver)
+    check_outage_noticed_and_failures_retried(operator.logs())
+
+
+def check_outage_noticed_and_failures_retried(records: list[dict[str, Any]]) -> None:
+    """The operator said when the API server stopped answering and when it was ready again,
+    and every key that failed in between was retried then, not left to its backoff (which
+    every failed attempt of the outage had doubled). The log names up to 10 keys a controller:
+    this test's two graphs have 2 and 6."""
+    messages = [record["msg"] for record in records]
+    lost = messages.index("API server not answering; waiting until it is ready again")
+    back = messages.index("API server ready again", lost)
+    assert records[back]["unavailable_seconds"] > 0
+    failed = {
+        (record["controller"], f"{record['namespace']}/{record['name']}")
+        for record in records[lost:back]
+        if record["msg"] == "reconciler error"
+    }
+    retried = {
+        (record["controller"], key)
+        for record in records[back:]
+        if record["msg"] == "retrying what failed while the API server was away"
+        for key in record["sample"]
+    }
+    assert failed <= retried, f"failed in the outage, not retried at its end: {failed - retried}"
 
 
 async def test_an_etcd_compaction_while_converging_loses_nothing(

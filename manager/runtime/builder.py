@@ -119,6 +119,7 @@ class ControllerBuilder:
             reconcile_timeout=self._reconcile_timeout,
             needs_leader_election=self._needs_leader_election,
             clock=self._clock,
+            api_availability=self._manager.api_availability,
         )
         for watch in self._watches:
             handler = EnqueueHandler(

@@ -28,6 +28,7 @@ import anyio.abc
 from anyio.abc import TaskStatus
 
 from manager.runtime.cache.reader import CacheReader
+from manager.runtime.client import ApiAvailability
 from manager.runtime.controller.controller import EventSource
 from manager.runtime.errors import LeadershipLostError
 from manager.runtime.health import DEFAULT_HEALTH_PORT, HealthProbes
@@ -102,8 +103,10 @@ class Manager:
         metrics_port: int | None = DEFAULT_METRICS_PORT,
         graceful_shutdown_timeout: float = 30.0,
         cache_sync_timeout: float = 120.0,
+        api_availability: ApiAvailability | None = None,
     ) -> None:
         self.cache = cache
+        self.api_availability = api_availability
         self.leader_elector = leader_elector
         self.health = HealthProbes()
         self.health.add_readyz_check("caches-synced", lambda: self._caches_synced)
@@ -117,7 +120,8 @@ class Manager:
         )
         self.graceful_shutdown_timeout = graceful_shutdown_timeout
         self.cache_sync_timeout = cache_sync_timeout
-        self._runnables: list[Runnable] = []
+        # First of all: the other runnables' first requests may find the API server away.
+        self._runnables: list[Runnable] = [api_availability] if api_availability else []
         self._leader_runnables: list[Runnable] = []
         self._caches_synced = False
         self._started = False

@@ -136,6 +136,7 @@ class Operator:
             bind_host="0.0.0.0",
             health_port=None,
             metrics_port=None,
+            api_availability=rest.availability,
         )
         self._listeners(options, rest)
         self.manager.add(RequiredKinds(discovery, list(CUSTOM_KINDS.values())))

@@ -13,6 +13,8 @@
   relist, and let the store's diff produce exactly the missed adds, updates and deletes.
 - Any other failure waits a jittered exponential backoff (`Backoff`): never a hot loop. A watch
   that ends within a second without a single event counts as a failure for the same reason.
+  A wait that began while the API server was away ends when it is ready again
+  (`ApiAvailability`): the backoff paces retries against a server that answers, not the outage.
 
 kr8s's own `watch()` (0.20.15) is not used: it sends neither bookmarks nor a timeout, returns
 silently when the server ends the stream, and on a 410 reconnects with the same expired
@@ -134,7 +136,8 @@ class Reflector:
                     retry_in=round(delay, 2),
                 )
                 WATCH_RESTARTS.labels(self._resource, reason).inc()
-                await self._clock.sleep_until(self._clock.now() + delay)
+                # Cut short if the API server is away now and comes back first.
+                await self._rest.availability.sleep_until(self._clock, self._clock.now() + delay)
 
     async def relist(self) -> None:
         """List page by page into the sink. A list that starts over (its continue token

@@ -14,6 +14,7 @@ from manager.runtime.client.apply import (
     status_merge_patch,
     with_applied_digest,
 )
+from manager.runtime.client.availability import ApiAvailability
 from manager.runtime.client.client import Client
 from manager.runtime.client.errors import (
     AlreadyExists,
@@ -51,6 +52,7 @@ __all__ = [
     "PAGE_SIZE",
     "AiohttpTransport",
     "AlreadyExists",
+    "ApiAvailability",
     "ApiError",
     "BadRequest",
     "Client",

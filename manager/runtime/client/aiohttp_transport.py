@@ -11,6 +11,7 @@ cache's initial list and the reconcilers' writes are exactly that workload.
 from __future__ import annotations
 
 import contextlib
+import os
 import ssl
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -80,7 +81,7 @@ class AiohttpTransport:
                 ):
                     result = HttpResponse(response.status, await response.read(), response.headers)
             except (aiohttp.ClientError, TimeoutError, OSError) as error:
-                raise TransportError(f"{method} {path}: {error!r}") from error
+                raise TransportError(f"{method} {path}: {_describe(error)}") from error
             if result.status == 401 and attempt == 0:
                 await self._reauthenticate(session)
                 continue
@@ -104,7 +105,7 @@ class AiohttpTransport:
                     await self._reauthenticate(session)
                 yield StreamResponse(response.status, response.headers, _chunks(response))
         except (aiohttp.ClientError, TimeoutError, OSError) as error:
-            raise TransportError(f"watch {path}: {error!r}") from error
+            raise TransportError(f"watch {path}: {_describe(error)}") from error
 
     @property
     def _tls_server_name(self) -> str | None:
@@ -155,4 +156,16 @@ async def _chunks(response: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
         async for chunk in response.content.iter_any():
             yield chunk
     except (aiohttp.ClientError, OSError) as error:
-        raise TransportError(f"stream broken: {error!r}") from error
+        raise TransportError(f"stream broken: {_describe(error)}") from error
+
+
+def _describe(error: BaseException) -> str:
+    """One line for the log: aiohttp's reprs spell out the whole connection key, down to the
+    address of an SSL context, around the one fact that matters."""
+    if isinstance(error, aiohttp.ClientConnectorError):
+        cause = error.os_error
+        reason = os.strerror(cause.errno) if cause.errno else str(cause)
+        return f"cannot connect to {error.host}:{error.port}: {reason.lower()}"
+    if isinstance(error, TimeoutError):
+        return "no answer in time"
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__

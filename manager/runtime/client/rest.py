@@ -19,6 +19,7 @@ import orjson
 
 from manager.runtime.client import metrics
 from manager.runtime.client.aiohttp_transport import AiohttpTransport
+from manager.runtime.client.availability import ApiAvailability
 from manager.runtime.client.errors import (
     Gone,
     TooManyRequests,
@@ -69,6 +70,7 @@ class RestClient:
     def __init__(self, transport: Transport) -> None:
         self.transport = transport
         self.host = metrics.host_label(transport.server)
+        self.availability = ApiAvailability(self.is_ready)
 
     @classmethod
     def for_api(cls, api: Any) -> RestClient:
@@ -198,11 +200,18 @@ class RestClient:
             params["fieldSelector"] = field_selector
         path = kind.collection_path(namespace)
         started = time.monotonic()
-        async with self.transport.stream(path, params=params) as response:
-            metrics.record_request("GET", self.host, response.status, time.monotonic() - started)
-            if response.status >= 400:
-                raise error_from_response(response.status, await response.read(), response.headers)
-            yield _decode_events(response.lines())
+        try:
+            async with self.transport.stream(path, params=params) as response:
+                metrics.record_request(
+                    "GET", self.host, response.status, time.monotonic() - started
+                )
+                if response.status >= 400:
+                    body = await response.read()
+                    raise error_from_response(response.status, body, response.headers)
+                yield _decode_events(response.lines())
+        except TransportError:  # not opened, or broken while open
+            self.availability.lost()
+            raise
 
     async def create(
         self, kind: ResourceKind, obj: Mapping[str, Any], *, field_manager: str
@@ -322,6 +331,15 @@ class RestClient:
             content_type=JSON_CONTENT_TYPE,
         )
 
+    async def is_ready(self) -> bool:
+        """Whether `/readyz` answers 200 (every cluster's default RBAC lets anyone read it; an
+        identity that may not never sees the server back, and waits out its own backoff)."""
+        try:
+            response = await self.transport.request("GET", "/readyz", request_timeout=5.0)
+        except TransportError:
+            return False
+        return response.status == 200
+
     async def _call(
         self,
         method: str,
@@ -340,6 +358,7 @@ class RestClient:
                 )
             except TransportError:
                 metrics.record_request(method, self.host, None, time.monotonic() - started)
+                self.availability.lost()
                 raise
             metrics.record_request(method, self.host, response.status, time.monotonic() - started)
             if response.status < 400:

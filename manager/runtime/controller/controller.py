@@ -8,6 +8,11 @@ Outcomes map to queue operations exactly as in controller-runtime's `reconcileHa
 * `Result(requeue=True)`: `add_rate_limited`, label `requeue`;
 * otherwise: `forget`, label `success`.
 
+One departure, for the API server's outages: a key that fails while the API server is away
+(`ApiAvailability`) is also retried, its failures forgotten, as soon as the server is ready
+again. Its backoff grew with every attempt the outage failed, and would keep it waiting many
+times longer than the outage lasted.
+
 An exception in one reconcile never stops the controller or other keys: the worker boundary is
 the one place that catches bare `Exception`. Cancellation is never caught.
 """
@@ -22,6 +27,7 @@ from typing import Any, Protocol
 import anyio
 from anyio.abc import TaskStatus
 
+from manager.runtime.client import ApiAvailability
 from manager.runtime.client.errors import KubeError
 from manager.runtime.clock import Clock
 from manager.runtime.controller.errors import CacheSyncTimeoutError, is_terminal
@@ -65,6 +71,7 @@ class Controller:
         cache_sync_timeout: float = 120.0,
         needs_leader_election: bool = True,
         clock: Clock | None = None,
+        api_availability: ApiAvailability | None = None,
     ) -> None:
         if max_concurrent_reconciles < 1:
             raise ValueError("max_concurrent_reconciles must be at least 1")
@@ -80,6 +87,8 @@ class Controller:
         self._sources: list[EventSource] = []
         self._metrics = ControllerMetrics(name, max_concurrent_reconciles)
         self._stopping = False
+        self._api_availability = api_availability
+        self._failed_while_api_away: set[Request] = set()
 
     def watch(self, source: EventSource, handler: Any) -> None:
         """Feed `source`'s events to `handler` (which enqueues requests); wait for its sync."""
@@ -96,6 +105,8 @@ class Controller:
         log.info("starting workers", controller=self.name, workers=self.max_concurrent_reconciles)
         async with anyio.create_task_group() as services:
             await services.start(self.queue.run)
+            if self._api_availability is not None:
+                services.start_soon(self._retry_when_api_is_back, self._api_availability)
             async with anyio.create_task_group() as workers:
                 for _ in range(self.max_concurrent_reconciles):
                     workers.start_soon(self._work)
@@ -117,6 +128,23 @@ class Controller:
             raise CacheSyncTimeoutError(
                 f"controller {self.name!r}: sources did not sync in {self._cache_sync_timeout}s"
             ) from None
+
+    async def _retry_when_api_is_back(self, availability: ApiAvailability) -> None:
+        while True:
+            await availability.wait_lost()
+            await availability.wait_back()
+            keys, self._failed_while_api_away = self._failed_while_api_away, set()
+            if not keys:
+                continue
+            log.info(
+                "retrying what failed while the API server was away",
+                controller=self.name,
+                keys=len(keys),
+                sample=sorted(str(key) for key in keys)[:10],
+            )
+            for key in keys:
+                self.queue.forget(key)
+                self.queue.add(key)
 
     async def _work(self) -> None:
         while True:
@@ -162,6 +190,8 @@ class Controller:
             self._metrics.failed(terminal=terminal, timed_out=timed_out)
             if not terminal:
                 self.queue.add_rate_limited(request)
+                if self._api_availability is not None and not self._api_availability.available:
+                    self._failed_while_api_away.add(request)
             if isinstance(error, KubeError):  # the API's answer, or none: the message says it all
                 log.error(
                     "reconciler error",

@@ -7,6 +7,7 @@ import pytest
 from aiohttp import web
 
 from manager.runtime.client.aiohttp_transport import AiohttpTransport
+from manager.runtime.client.errors import TransportError
 from manager.runtime.client.transport import default_user_agent
 
 pytestmark = pytest.mark.anyio
@@ -122,3 +123,22 @@ async def test_requests_in_flight_are_bounded_and_watches_do_not_count() -> None
 async def _watch(transport: AiohttpTransport, path: str) -> None:
     async with transport.stream(path, params={"watch": "true"}) as response:
         await response.read()
+
+
+async def test_a_refused_connection_is_one_readable_line() -> None:
+    async def answer(request: web.Request) -> web.Response:
+        return web.json_response({})
+
+    async with serving(answer) as url:
+        pass  # the port is free again: nothing listens there now
+    transport = AiohttpTransport(Api(url))
+    try:
+        with pytest.raises(TransportError) as refused:
+            await transport.request("PATCH", "/api/v1/namespaces/ns/configmaps/a")
+    finally:
+        await transport.aclose()
+    port = url.rsplit(":", 1)[1]
+    assert str(refused.value) == (
+        f"PATCH /api/v1/namespaces/ns/configmaps/a: cannot connect to 127.0.0.1:{port}: "
+        "connection refused"
+    )

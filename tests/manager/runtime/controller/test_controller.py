@@ -9,6 +9,7 @@ import anyio
 import pytest
 from prometheus_client import REGISTRY
 
+from manager.runtime.client.availability import ApiAvailability
 from manager.runtime.client.errors import TransportError
 from manager.runtime.clock import FakeClock
 from manager.runtime.controller import (
@@ -349,3 +350,48 @@ def test_result_refuses_a_negative_delay() -> None:
 def test_requests_print_as_namespace_slash_name() -> None:
     assert str(Request("ns", "a")) == "ns/a"
     assert str(Request("", "node-1")) == "node-1"
+
+
+class Readyz:
+    def __init__(self) -> None:
+        self.ready = False
+
+    async def __call__(self) -> bool:
+        return self.ready
+
+
+async def test_keys_that_failed_while_the_api_server_was_away_are_retried_once_it_is_back() -> None:
+    clock, reconciler, readyz = FakeClock(start=0.0), Recorder(), Readyz()
+    availability = ApiAvailability(readyz, clock)
+    refused = raise_(TransportError("connection refused"))
+    reconciler.script[A] = [refused] * 4 + [raise_(RuntimeError("conflict"))]
+    reconciler.script[B] = [raise_(RuntimeError("a bug"))]
+    called_at: dict[Request, list[float]] = {A: [], B: []}
+    reconcile = reconciler.reconcile
+
+    async def timed(request: Request) -> Result | None:
+        called_at[request].append(clock.now())
+        return await reconcile(request)
+
+    reconciler.reconcile = timed  # type: ignore[method-assign]
+    async with anyio.create_task_group() as tg:
+        await tg.start(availability.run)
+        async with running(new_controller(reconciler, clock, api_availability=availability)) as c:
+            c.queue.add(B)  # fails while the API server answers: its own backoff, 1 s
+            await clock.settle()
+            availability.lost()  # what the REST client does when a request gets no answer
+            c.queue.add(A)
+            for _ in range(17):
+                await clock.settle(0.5)
+            assert called_at[A] == [0.0, 1.0, 3.0, 7.0], "backoff 1, 2, 4 s; next due at 15 s"
+            readyz.ready = True
+            await clock.settle(0.5)
+            await clock.settle(0.5)  # the probe at 9 s finds it ready
+            assert called_at[A] == [0.0, 1.0, 3.0, 7.0, 9.0]
+            await clock.settle(0.5)
+            await clock.settle(0.5)
+            # The outage's failures are not the key's: its own failure backs off from the start.
+            assert called_at[A] == [0.0, 1.0, 3.0, 7.0, 9.0, 10.0]
+            assert called_at[B] == [0.0, 1.0]
+            await clock.settle(3600)
+        tg.cancel_scope.cancel()
