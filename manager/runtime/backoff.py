@@ -47,6 +47,11 @@ class Backoff:
         self._base = min(self._base * self._factor, self._cap)
         return delay
 
+    def reset(self) -> None:
+        """Forget the failures so far: the next delay is the initial one again."""
+        self._base = self._initial
+        self._last_failure = None
+
     async def wait(self) -> float:
         """Sleep for `next_delay()` on the clock and return how long that was."""
         delay = self.next_delay()

@@ -136,8 +136,13 @@ class Reflector:
                     retry_in=round(delay, 2),
                 )
                 WATCH_RESTARTS.labels(self._resource, reason).inc()
-                # Cut short if the API server is away now and comes back first.
-                await self._rest.availability.sleep_until(self._clock, self._clock.now() + delay)
+                # Cut short if the API server is away now and comes back first; then the
+                # outage's failures are forgotten: a restarted API server still answers 429
+                # for its custom resources a moment after /readyz, and the next wait must be
+                # the first step of the backoff, not the 30 s the outage had grown it to.
+                deadline = self._clock.now() + delay
+                if await self._rest.availability.sleep_until(self._clock, deadline):
+                    self._backoff.reset()
 
     async def relist(self) -> None:
         """List page by page into the sink. A list that starts over (its continue token

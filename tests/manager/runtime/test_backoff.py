@@ -30,6 +30,15 @@ def test_a_quiet_period_resets_the_delay_to_the_initial_value() -> None:
     assert backoff.next_delay() == 1.0
 
 
+def test_reset_starts_again_from_the_initial_delay() -> None:
+    backoff = Backoff(FakeClock(), initial=1.0, jitter=0.0)
+    for _ in range(5):
+        backoff.next_delay()
+
+    backoff.reset()
+    assert [backoff.next_delay() for _ in range(2)] == [1.0, 2.0]
+
+
 @pytest.mark.anyio
 async def test_wait_sleeps_on_the_clock_for_the_delay() -> None:
     clock = FakeClock()

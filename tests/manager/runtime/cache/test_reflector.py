@@ -1,0 +1,74 @@
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import pytest
+
+from manager.runtime.cache.reflector import Reflector
+from manager.runtime.client.availability import ApiAvailability
+from manager.runtime.client.errors import TransportError, error_from_status
+from manager.runtime.client.rest import WatchEvent
+from manager.runtime.clock import FakeClock
+from manager.runtime.kinds import CONFIG_MAP
+
+pytestmark = pytest.mark.anyio
+
+
+class Sink:
+    def begin_list(self) -> Any:
+        raise AssertionError("the reflector resumes its watch: no list")
+
+    def apply(self, event: WatchEvent) -> None:
+        pass
+
+
+class RestartingApiServer:
+    """Watches as a restarting API server answers them: no answer while it is `down`, then
+    429 for `initializing` more watches once `/readyz` is ready, then a watch that stays open."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
+        self.down = True
+        self.initializing = 1
+        self.watches_at: list[float] = []
+        self.availability = ApiAvailability(self.readyz, clock)
+
+    async def readyz(self) -> bool:
+        return not self.down
+
+    @contextlib.asynccontextmanager
+    async def watch(self, *args: Any, **kwargs: Any) -> AsyncIterator[AsyncIterator[WatchEvent]]:
+        self.watches_at.append(self.clock.now())
+        if self.down:
+            self.availability.lost()
+            raise TransportError("watch: cannot connect: connection refused")
+        if self.initializing:
+            self.initializing -= 1
+            raise error_from_status({"code": 429, "message": "storage is (re)initializing"})
+        yield self.open()
+
+    async def open(self) -> AsyncIterator[WatchEvent]:
+        await anyio.sleep_forever()
+        yield WatchEvent("BOOKMARK", {})  # pragma: no cover
+
+
+async def test_a_watch_failing_once_the_api_server_is_back_waits_the_first_backoff_step() -> None:
+    clock = FakeClock(start=0.0)
+    server = RestartingApiServer(clock)
+    reflector = Reflector(server, CONFIG_MAP, "ns", Sink(), clock=clock)  # type: ignore[arg-type]
+    reflector.resource_version = "7"
+    async with anyio.create_task_group() as tg:
+        await tg.start(server.availability.run)
+        tg.start_soon(reflector.run)
+        for _ in range(120):  # two minutes away: the backoff grows to its 30 s cap
+            await clock.settle(0.5)
+        assert server.watches_at[-1] - server.watches_at[-2] >= 12.8
+        server.down = False
+        for _ in range(40):
+            await clock.settle(0.1)
+        tg.cancel_scope.cancel()
+    *_, last_refused, back, opened = server.watches_at
+    assert last_refused < back == pytest.approx(61.0), "the first ready probe ends the 30 s wait"
+    # 0.8 s stretched by up to 100 % jitter, seen on 0.1 s steps: the outage's 30 s is forgotten.
+    assert opened - back <= 1.7
