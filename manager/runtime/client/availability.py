@@ -10,9 +10,12 @@ So the first request that gets no answer marks the server away (`lost`), and `ru
 of the manager) probes `/readyz` while it is: one request per interval for the whole process,
 however many keys and informers are waiting. At the first ready answer it marks the server back
 and wakes every waiter: reflectors cut their backoff short (`sleep_until`), controllers retry the
-keys that failed meanwhile (`wait_back`). Ready, not merely answering: a restarting API server
-answers 503 ("not all known HTTP paths installed") and 429 ("storage is (re)initializing") for a
-few seconds before `/readyz` turns 200, and a key woken into those would only fail again.
+keys that failed meanwhile (`wait_back`), both with the outage's failures forgotten. Ready, not
+merely answering: a restarting API server answers 503 ("not all known HTTP paths installed") and
+429 ("storage is (re)initializing") for a few seconds before `/readyz` turns 200. Custom
+resources may still answer 429 a moment after it: what fails then backs off from the first step
+again (measured, a 30 s outage: every Deployment of three graphs being created 1.5-3.2 s after the
+API server answered again, against 6.1-67.5 s without this).
 
 The probe interval is 1 s in a first outage and doubles with each outage that follows within
 two minutes (to 30 s): a flapping API server wakes the waiters at most once per interval.
