@@ -76,19 +76,22 @@ async def test_waiters_wake_when_the_api_server_is_ready_again() -> None:
         assert woken == [3.0]
 
 
+async def sleep_30_s(
+    availability: ApiAvailability, clock: FakeClock, ended: list[tuple[float, bool]]
+) -> None:
+    """Sleep until 30 s; note when the sleep ended and whether the API server's return ended it."""
+    returned = await availability.sleep_until(clock, 30.0)
+    ended.append((clock.now(), returned))
+
+
 async def test_a_sleep_begun_while_the_api_server_is_away_ends_when_it_is_back() -> None:
     clock = FakeClock(start=0.0)
     async with watched(clock) as (availability, probe):
         availability.lost()
         probe.ready = True
         ended: list[tuple[float, bool]] = []
-
-        async def sleeper() -> None:
-            returned = await availability.sleep_until(clock, 30.0)
-            ended.append((clock.now(), returned))
-
         async with anyio.create_task_group() as tg:
-            tg.start_soon(sleeper)
+            tg.start_soon(sleep_30_s, availability, clock, ended)
             await clock.settle(1)
         assert ended == [(1.0, True)], "the 30 s backoff ends at the first ready probe"
 
@@ -98,13 +101,8 @@ async def test_a_sleep_begun_while_the_api_server_answers_runs_its_course() -> N
     async with watched(clock) as (availability, probe):
         probe.ready = True
         ended: list[tuple[float, bool]] = []
-
-        async def sleeper() -> None:
-            returned = await availability.sleep_until(clock, 30.0)
-            ended.append((clock.now(), returned))
-
         async with anyio.create_task_group() as tg:
-            tg.start_soon(sleeper)
+            tg.start_soon(sleep_30_s, availability, clock, ended)
             await clock.settle()
             availability.lost()  # an outage and its end during the sleep change nothing
             await clock.settle(1)
