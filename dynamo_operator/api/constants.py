@@ -8,14 +8,19 @@ from typing import Final
 GROUP: Final = "nvidia.com"
 VERSION: Final = "v1alpha1"
 API_VERSION: Final = f"{GROUP}/{VERSION}"
+#: The served version converted by the webhook; v1alpha1 stays the storage version.
+BETA_VERSION: Final = "v1beta1"
+BETA_API_VERSION: Final = f"{GROUP}/{BETA_VERSION}"
 
 KIND_GRAPH_DEPLOYMENT: Final = "DynamoGraphDeployment"
 KIND_COMPONENT_DEPLOYMENT: Final = "DynamoComponentDeployment"
 KIND_MODEL: Final = "DynamoModel"
 KIND_WORKER_METADATA: Final = "DynamoWorkerMetadata"
 KIND_COMPONENT: Final = "DynamoComponent"
+KIND_SCALING_ADAPTER: Final = "DynamoGraphDeploymentScalingAdapter"
 
 MAX_SERVICES: Final = 25
+MAX_COMPONENTS: Final = MAX_SERVICES
 MAX_PVCS: Final = 100
 MIN_MULTINODE_NODE_COUNT: Final = 2
 DEFAULT_MULTINODE_NODE_COUNT: Final = 2
@@ -37,6 +42,17 @@ class ComponentType(StrEnum):
     PLANNER = "planner"
     DEFAULT = "default"
     MAIN = "main"
+
+
+class BetaComponentType(StrEnum):
+    """The closed set of a v1beta1 component's ``type`` (v1alpha1's componentType is free-form)."""
+
+    FRONTEND = "frontend"
+    WORKER = "worker"
+    PREFILL = "prefill"
+    DECODE = "decode"
+    PLANNER = "planner"
+    EPP = "epp"
 
 
 WORKER_LIKE_COMPONENT_TYPES: Final = frozenset(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
@@ -61,6 +62,33 @@ class ServiceReplicaStatus(ApiModel):
     """Replicas that have been ready long enough to be available."""
 
 
+class RollingUpdatePhase(StrEnum):
+    """Where a rolling update of the graph's workers stands. Pending and InProgress tell a
+    planner to hold its scaling; Completed, Failed (or no rolling update) do not."""
+
+    PENDING = "Pending"
+    IN_PROGRESS = "InProgress"
+    COMPLETED = "Completed"
+    FAILED = "Failed"
+
+
+RFC3339_TIME = {"format": "date-time"}
+"""Schema of a ``metav1.Time`` written as an RFC 3339 string."""
+
+
+class RollingUpdateStatus(ApiModel):
+    """The latest rolling update of the graph's worker services (worker, prefill, decode)."""
+
+    phase: RollingUpdatePhase | None = None
+    """Pending, InProgress, Completed or Failed."""
+    start_time: Annotated[str, Field(json_schema_extra=RFC3339_TIME)] | None = None
+    """When the rolling update began (RFC 3339)."""
+    end_time: Annotated[str, Field(json_schema_extra=RFC3339_TIME)] | None = None
+    """When the rolling update completed or failed (RFC 3339)."""
+    updated_services: list[str] | None = None
+    """Worker services already running their new spec on every replica, sorted."""
+
+
 class DynamoGraphDeploymentStatus(ApiModel):
     """Observed state of a graph deployment."""
 
@@ -72,6 +100,8 @@ class DynamoGraphDeploymentStatus(ApiModel):
     """Latest observations of the graph deployment (Ready)."""
     services: dict[str, ServiceReplicaStatus] | None = None
     """Replica status of each service, by service name."""
+    rolling_update: RollingUpdateStatus | None = None
+    """The latest rolling update of the worker services; absent until the graph first had one."""
 
 
 class DynamoGraphDeployment(ApiModel):

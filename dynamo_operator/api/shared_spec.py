@@ -85,6 +85,15 @@ class Autoscaling(ApiModel):
     """Metrics to scale on (autoscaling/v2 MetricSpec); CPU utilisation 80% when empty."""
 
 
+class ScalingAdapter(ApiModel):
+    """Scale the service through a DynamoGraphDeploymentScalingAdapter named
+    ``<graph>-<lowercase service>``, whose scale subresource HPA, KEDA, ``kubectl scale`` and
+    Dynamo's planner drive; the adapter then owns the service's replicas."""
+
+    enabled: StrictBool = False
+    """Create the adapter when true; an empty scalingAdapter leaves it off (upstream v1alpha1)."""
+
+
 class IngressTLSSpec(ApiModel):
     """TLS configuration of the generated Ingress or VirtualService."""
 
@@ -284,6 +293,9 @@ class DynamoComponentDeploymentSharedSpec(ApiModel):
     """Desired number of pods (of leader/worker groups when multinode); 1 when unset."""
     multinode: MultinodeSpec | None = None
     """Spread each replica over several nodes."""
+    scaling_adapter: ScalingAdapter | None = None
+    """Scale this service through a DynamoGraphDeploymentScalingAdapter (off unless enabled):
+    while it is on, change replicas on the adapter, not here."""
     model_ref: ModelReference | None = None
     """Base model the component serves: its pods get the base model's hash label and the
     headless Service dynamo-model-<hash>, where DynamoModels find them."""

@@ -34,6 +34,17 @@ from dynamo_operator.builders.model_service import (
 )
 from dynamo_operator.builders.persistent_volume_claims import build_persistent_volume_claims
 from dynamo_operator.builders.probes import FRONTEND_READINESS_COMMAND
+from dynamo_operator.builders.scaling_adapter import (
+    build_scaling_adapters,
+    derive_scaling_adapter_status,
+    scaled_service,
+    scales_through_adapter,
+    scaling_adapter_labels,
+    scaling_adapter_name,
+    scaling_adapter_selector,
+    service_replicas,
+    service_replicas_patch,
+)
 from dynamo_operator.builders.service_account import (
     DISCOVERY_RULES,
     build_discovery_access,
@@ -60,13 +71,22 @@ __all__ = [
     "build_model_service_owners",
     "build_persistent_volume_claims",
     "build_planner_access",
+    "build_scaling_adapters",
     "build_shared_model_service",
     "controller_reference",
     "deep_merge",
+    "derive_scaling_adapter_status",
     "discovery_account_name",
     "discovery_owner",
     "discovery_role_name",
     "merge_env",
     "model_service_key",
+    "scaled_service",
+    "scales_through_adapter",
+    "scaling_adapter_labels",
+    "scaling_adapter_name",
+    "scaling_adapter_selector",
     "served_base_model",
+    "service_replicas",
+    "service_replicas_patch",
 ]

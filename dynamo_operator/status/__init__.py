@@ -36,6 +36,7 @@ from dynamo_operator.status.failure import StatusFailure
 from dynamo_operator.status.graph_deployment import derive_graph_status, is_progress_only
 from dynamo_operator.status.model import EndpointState, derive_model_status
 from dynamo_operator.status.reasons import ConditionTypes, Reasons
+from dynamo_operator.status.rolling_update import WorkerRollout, derive_rolling_update
 
 __all__ = [
     "DYNAMO_COMPONENT_EVENTS",
@@ -50,11 +51,13 @@ __all__ = [
     "StatusFailure",
     "TransitionEvents",
     "Unsupported",
+    "WorkerRollout",
     "changed_condition",
     "derive_component_status",
     "derive_dynamo_component_status",
     "derive_graph_status",
     "derive_model_status",
+    "derive_rolling_update",
     "derive_transition_event",
     "dynamo_component_gate",
     "find_condition",

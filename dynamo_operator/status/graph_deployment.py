@@ -6,7 +6,15 @@ True, and every replica it summarises is updated and available: a rolling update
 pods is still ``pending``. Anything else the reconciler waits for (``waiting``) also keeps the graph
 pending. A validation or reconcile failure makes it ``failed``. The ``Ready`` condition is True
 exactly when the state is ``successful``; its message names each child that is not ready and why,
-in DCD-name order, within a bounded length. ``services`` copies each child's replica summary.
+in DCD-name order, within a bounded length. ``status.observedGeneration`` and the condition's
+``observedGeneration`` are the graph's generation on every write, so a reader (Dynamo's planner)
+knows the verdict is about the spec it sees.
+
+``services`` copies each child's replica summary once the child reports one, with every count a
+planner reads present (``replicas``, ``updatedReplicas``, ``readyReplicas``, ``availableReplicas``;
+0 when the child left one out, since a planner divides by them). A LeaderWorkerSet reports no
+available count: its ready groups serve, so ``availableReplicas`` is ``readyReplicas`` there.
+``rollingUpdate`` tracks rollouts of the worker services (``rolling_update.py``).
 """
 
 from __future__ import annotations
@@ -30,6 +38,12 @@ from dynamo_operator.status.reasons import (
     RESOURCES_NOT_READY_PREFIX,
     ConditionTypes,
     Reasons,
+)
+from dynamo_operator.status.rolling_update import (
+    WorkerRollout,
+    derive_rolling_update,
+    is_changing,
+    is_worker,
 )
 
 MAX_MESSAGE_LENGTH = 1024
@@ -61,6 +75,20 @@ def _child_lag(dcd: Mapping[str, Any] | None) -> str | None:
     if serving < replicas:
         return f"{serving} of {replicas} replicas available"
     return None
+
+
+_COUNTS = ("replicas", "updatedReplicas", "readyReplicas")
+
+
+def _replica_summary(summary: Mapping[str, Any]) -> JsonDict:
+    """The child's summary with every count present (module docstring)."""
+    copied = dict(summary)
+    for key in _COUNTS:
+        value = copied.get(key)
+        copied[key] = value if isinstance(value, int) else 0
+    if not isinstance(copied.get("availableReplicas"), int):
+        copied["availableReplicas"] = copied["readyReplicas"]
+    return copied
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -107,10 +135,9 @@ def derive_graph_status(
     ``waiting`` what else the reconciler waits for, one line each (listed before the children).
     """
     children, service_of = _services(dgd, dcds)
+    lags = {name: _child_lag(dcd) for name, dcd in children.items()}
     entries = [*waiting]
-    entries += [
-        f"{name}: {lag}" for name, dcd in children.items() if (lag := _child_lag(dcd)) is not None
-    ]
+    entries += [f"{name}: {lag}" for name, lag in lags.items() if lag is not None]
     if failure is not None:
         state, reason, message = GraphDeploymentState.FAILED, failure.reason, failure.message
     elif entries:
@@ -130,20 +157,33 @@ def derive_graph_status(
         **observed_status(dgd, {ConditionTypes.READY: ready}, now),
     }
     summaries = {
-        service_of[name]: dict((dcd.get("status") or {})["service"])
+        service_of[name]: _replica_summary((dcd.get("status") or {})["service"])
         for name, dcd in children.items()
         if dcd is not None and (dcd.get("status") or {}).get("service")
     }
     if summaries:
         status["services"] = dict(sorted(summaries.items()))
+    services = (dgd.get("spec") or {}).get("services") or {}
+    workers = {
+        service_of[name]: WorkerRollout(changing=is_changing(dcd), done=lags[name] is None)
+        for name, dcd in children.items()
+        if is_worker(services.get(service_of[name]), dcd)
+    }
+    generation = (dgd.get("metadata") or {}).get("generation")
+    rolling_update = derive_rolling_update(
+        dgd.get("status"), generation if isinstance(generation, int) else None, state, workers, now
+    )
+    if rolling_update is not None:
+        status["rollingUpdate"] = rolling_update
     return status
 
 
 def is_progress_only(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> bool:
     """True when a pending graph's ``new`` status differs from ``old`` at most in how far it has
-    got: the ``Ready`` message and the per-service replica counts. State, observed generation
-    and the condition's status and reason are the same. A first status saying the graph is
-    pending is progress too: from nothing to on its way."""
+    got: the ``Ready`` message and the per-service replica counts. State, observed generation,
+    the condition's status and reason, and ``rollingUpdate`` are the same (a planner waits on
+    the rolling update's phase, so its changes are written at once). A first status saying the
+    graph is pending is progress too: from nothing to on its way."""
     if new.get("state") != GraphDeploymentState.PENDING.value:
         return False
     return not old or differs_only_in_progress(old, new, ("services",))

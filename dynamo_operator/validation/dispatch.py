@@ -14,6 +14,10 @@ cache saw the object, so none is left to deny. One can remain only when the inst
 than this operator and defines it; the server accepted it, and denying it (or marking the object
 invalid in its status) would make the operator stricter than the API it serves. It is a warning:
 the user hears that this operator version ignores the field.
+
+DynamoGraphDeployment and DynamoComponentDeployment are served at nvidia.com/v1alpha1 and
+nvidia.com/v1beta1: an object is validated at the version it is written at, with paths of that
+version (``beta``); the other kinds, and any other version, are refused at ``apiVersion``.
 """
 
 from __future__ import annotations
@@ -26,14 +30,23 @@ from pydantic import BaseModel, ValidationError
 
 from dynamo_operator.api import (
     API_VERSION,
+    BETA_API_VERSION,
     KIND_COMPONENT,
     KIND_COMPONENT_DEPLOYMENT,
     KIND_GRAPH_DEPLOYMENT,
     KIND_MODEL,
+    VERSION,
     DynamoComponent,
     DynamoComponentDeployment,
     DynamoGraphDeployment,
     DynamoModel,
+)
+from dynamo_operator.validation.beta import (
+    BETA_RULES,
+    BetaRules,
+    old_at_version_of,
+    validate_beta_content,
+    validate_beta_update,
 )
 from dynamo_operator.validation.collector import IssueCollector
 from dynamo_operator.validation.component import (
@@ -56,12 +69,7 @@ from dynamo_operator.validation.result import (
     IssueReason,
     ValidationResult,
 )
-from dynamo_operator.validation.unknown_fields import find_unknown_fields
-
-UNKNOWN_FIELD_REJECTED = (
-    "unknown field; the API server rejects it (or drops it when field validation is off)"
-)
-UNKNOWN_FIELD_IGNORED = "field unknown to this operator version; it is ignored"
+from dynamo_operator.validation.unknown_fields import report_unknown_fields
 
 UpdateRules = Callable[[Mapping[str, Any], Mapping[str, Any], IssueCollector], None]
 
@@ -121,7 +129,13 @@ def validate_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> Validatio
     issues = IssueCollector()
     parsed = _validate_content(new, rules, issues, unknown_fields_are_errors=False)
     if isinstance(old, Mapping) and old.get("kind") == new.get("kind"):
-        rules.on_update(new, old, issues)
+        beta_rules = _beta_rules_for(new, rules)
+        if beta_rules is not None:
+            validate_beta_update(new, old, beta_rules, issues)
+        else:
+            at_version = old_at_version_of(new, old) if rules.kind in BETA_RULES else old
+            if at_version is not None:
+                rules.on_update(new, at_version, issues)
     return issues.result(parsed)
 
 
@@ -131,6 +145,13 @@ def _rules_for(obj: Mapping[str, Any]) -> _KindRules:
     if rules is None:
         raise UnknownKindError(f"not a Dynamo kind: {describe(kind)}")
     return rules
+
+
+def _beta_rules_for(obj: Mapping[str, Any], rules: _KindRules) -> BetaRules | None:
+    """The v1beta1 rules when ``obj`` is written at v1beta1 and its kind is served there."""
+    if obj.get("apiVersion") != BETA_API_VERSION:
+        return None
+    return BETA_RULES.get(rules.kind)
 
 
 def _validate_content(
@@ -145,18 +166,33 @@ def _validate_content(
     if too_deep is not None:
         issues.error("", nesting_message(too_deep), IssueReason.MALFORMED_OBJECT)
         return None
+    beta_rules = _beta_rules_for(obj, rules)
+    if beta_rules is not None:
+        return validate_beta_content(
+            obj,
+            beta_rules,
+            issues,
+            lambda alpha, twin_issues: _validate_alpha(alpha, rules, twin_issues),
+            unknown_fields_are_errors=unknown_fields_are_errors,
+        )
     api_version = obj.get("apiVersion")
     if api_version is not None and api_version != API_VERSION:
+        served = " or ".join(
+            (API_VERSION, BETA_API_VERSION) if rules.kind in BETA_RULES else (API_VERSION,)
+        )
         issues.error(
             "apiVersion",
-            f"must be {API_VERSION} (got {describe(api_version)})",
+            f"must be {served} (got {describe(api_version)})",
             IssueReason.INVALID_CONFIG,
         )
-    for path in find_unknown_fields(obj, rules.kind):
-        if unknown_fields_are_errors:
-            issues.error(path, UNKNOWN_FIELD_REJECTED)
-        else:
-            issues.warn(path, UNKNOWN_FIELD_IGNORED)
+    report_unknown_fields(obj, rules.kind, VERSION, issues, as_errors=unknown_fields_are_errors)
+    return _validate_alpha(obj, rules, issues)
+
+
+def _validate_alpha(
+    obj: Mapping[str, Any], rules: _KindRules, issues: IssueCollector
+) -> BaseModel | None:
+    """The model and the create rules of ``rules`` (v1alpha1)."""
     try:
         parsed = rules.model.model_validate(obj)
     except ValidationError as error:

@@ -30,23 +30,30 @@ import functools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from dynamo_operator.crd import CUSTOM_RESOURCES, build_crd
+from dynamo_operator.api import VERSION
+from dynamo_operator.crd import CUSTOM_RESOURCES
+from dynamo_operator.validation.collector import IssueCollector
 from dynamo_operator.validation.paths import PathPart, join_path
 
 Schema = Mapping[str, Any]
+
+UNKNOWN_FIELD_REJECTED = (
+    "unknown field; the API server rejects it (or drops it when field validation is off)"
+)
+UNKNOWN_FIELD_IGNORED = "field unknown to this operator version; it is ignored"
 
 _PRESERVE = "x-kubernetes-preserve-unknown-fields"
 _SERVER_OWNED_ROOT_FIELDS = frozenset({"apiVersion", "kind", "metadata"})
 
 
-def find_unknown_fields(obj: Mapping[str, Any], kind: str) -> list[str]:
-    """Paths of ``obj``'s fields that the CRD of ``kind`` (a Dynamo kind) does not keep, in the
-    order they are written."""
+def find_unknown_fields(obj: Mapping[str, Any], kind: str, version: str = VERSION) -> list[str]:
+    """Paths of ``obj``'s fields that the CRD of ``kind`` (a Dynamo kind) does not keep at
+    ``version`` (each version has its own schema), in the order they are written."""
     root = {key: value for key, value in obj.items() if key not in _SERVER_OWNED_ROOT_FIELDS}
     unknown: list[str] = []
     # (value, its schema or None when the field is unknown, its path)
     pending: list[tuple[object, Schema | None, tuple[PathPart, ...]]] = [
-        (root, crd_schema(kind), ())
+        (root, crd_schema(kind, version), ())
     ]
     while pending:
         value, schema, parts = pending.pop()
@@ -59,12 +66,24 @@ def find_unknown_fields(obj: Mapping[str, Any], kind: str) -> list[str]:
     return unknown
 
 
+def report_unknown_fields(
+    obj: Mapping[str, Any], kind: str, version: str, issues: IssueCollector, *, as_errors: bool
+) -> None:
+    """Each unknown field an error (a manifest about to be applied) or a warning (an object the
+    API server has decoded: see ``dispatch``)."""
+    for path in find_unknown_fields(obj, kind, version):
+        if as_errors:
+            issues.error(path, UNKNOWN_FIELD_REJECTED)
+        else:
+            issues.warn(path, UNKNOWN_FIELD_IGNORED)
+
+
 @functools.cache
-def crd_schema(kind: str) -> Schema:
-    """The ``openAPIV3Schema`` the CRD of ``kind`` gives the API server."""
+def crd_schema(kind: str, version: str = VERSION) -> Schema:
+    """The ``openAPIV3Schema`` the CRD of ``kind`` gives the API server at ``version``."""
     for resource in CUSTOM_RESOURCES:
         if resource.kind == kind:
-            schema: Schema = build_crd(resource)["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+            schema: Schema = resource.version(version).to_wire()["schema"]["openAPIV3Schema"]
             return schema
     raise KeyError(f"no CRD for kind {kind!r}")
 

@@ -10,6 +10,7 @@ from dynamo_operator.api import (
     BackendFramework,
     DynamoGraphDeployment,
     GraphDeploymentState,
+    RollingUpdatePhase,
 )
 
 
@@ -147,3 +148,36 @@ def test_status_state_is_a_closed_set() -> None:
 
     with pytest.raises(ValidationError):
         DynamoGraphDeployment.model_validate(graph({}, status={"state": "exploded"}))
+
+
+def test_status_rolling_update_round_trips_and_its_phase_is_a_closed_set() -> None:
+    rolling = {
+        "phase": "Completed",
+        "startTime": "2025-03-01T11:50:00Z",
+        "endTime": "2025-03-01T12:00:00Z",
+        "updatedServices": ["VllmDecodeWorker", "VllmPrefillWorker"],
+    }
+    wire = graph({"services": {}}, status={"state": "successful", "rollingUpdate": rolling})
+
+    parsed = DynamoGraphDeployment.model_validate(wire)
+
+    assert parsed.status is not None
+    assert parsed.status.rolling_update is not None
+    assert parsed.status.rolling_update.phase is RollingUpdatePhase.COMPLETED
+    assert parsed.to_wire() == wire
+    with pytest.raises(ValidationError) as caught:
+        DynamoGraphDeployment.model_validate(graph({}, status={"rollingUpdate": {"phase": "Done"}}))
+    assert error_locations(caught.value) == [("status", "rollingUpdate", "phase")]
+
+
+def test_the_schema_offers_the_rolling_update_phases_a_planner_reads() -> None:
+    schema = DynamoGraphDeployment.model_json_schema(by_alias=True)
+    rolling = schema["$defs"]["RollingUpdateStatus"]["properties"]
+
+    assert set(rolling) == {"phase", "startTime", "endTime", "updatedServices"}
+    assert [phase.value for phase in RollingUpdatePhase] == [
+        "Pending",
+        "InProgress",
+        "Completed",
+        "Failed",
+    ]

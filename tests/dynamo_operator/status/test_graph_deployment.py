@@ -148,3 +148,98 @@ def test_a_first_status_is_progress_while_pending_only() -> None:
     assert is_progress_only(None, new)
     assert not is_progress_only(None, {**new, "state": "successful"})
     assert not is_progress_only(None, {**new, "state": "failed"})
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_status_says_which_generation_it_describes(case: str) -> None:
+    """A planner trusts `Ready` only when status.observedGeneration is metadata.generation."""
+    case_input = load_input("graph", case)
+    status = derive(case_input)
+
+    generation = case_input["dgd"]["metadata"]["generation"]
+    (ready,) = status["conditions"]
+    assert status["observedGeneration"] == ready["observedGeneration"] == generation
+
+
+PLANNER_COUNTS = ("replicas", "updatedReplicas", "readyReplicas", "availableReplicas")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_reported_service_carries_the_counts_a_planner_reads(case: str) -> None:
+    for summary in derive(load_input("graph", case)).get("services", {}).values():
+        assert "componentKind" in summary
+        assert all(isinstance(summary[key], int) for key in PLANNER_COUNTS)
+
+
+def test_missing_counts_are_zero_and_a_leader_worker_set_serves_its_ready_groups() -> None:
+    case_input = load_input("graph", "converged")
+    frontend, decode, _ = case_input["dcds"]
+    frontend["status"]["service"] = {"componentKind": "Deployment"}
+    decode["status"]["service"] = {
+        "componentKind": "LeaderWorkerSet",
+        "replicas": 2,
+        "updatedReplicas": 2,
+        "readyReplicas": 1,
+    }
+
+    services = derive(case_input)["services"]
+
+    assert services["Frontend"] == {
+        "componentKind": "Deployment",
+        "replicas": 0,
+        "updatedReplicas": 0,
+        "readyReplicas": 0,
+        "availableReplicas": 0,
+    }
+    assert services["VllmDecodeWorker"]["availableReplicas"] == 1
+
+
+def written_then_derived_again(case: str, later: timedelta) -> tuple[dict[str, Any], ...]:
+    case_input = load_input("graph", case)
+    written = derive(case_input)
+    case_input["dgd"]["status"] = written
+    return written, derive(case_input, now=now_of(case_input) + later)
+
+
+def test_a_rollout_keeps_its_start_until_every_worker_is_done() -> None:
+    """Pass after pass over the decode workers' rollout: the phase and its times as a planner
+    and a user see them, and nothing left to write once it is over."""
+    started = derive(load_input("graph", "rollout-starts"))
+    assert started["rollingUpdate"]["phase"] == "InProgress"
+
+    for case in ("rollout-in-progress", "rollout-completes"):
+        case_input = load_input("graph", case)
+        case_input["dgd"]["status"] = started
+        passed = derive(case_input)
+        assert passed["rollingUpdate"]["startTime"] == started["rollingUpdate"]["startTime"]
+
+    assert passed["rollingUpdate"]["phase"] == "Completed"
+    assert passed["rollingUpdate"]["endTime"] == "2025-03-01T12:00:00Z"
+    written, again = written_then_derived_again("rollout-completes", timedelta(days=2))
+    assert again == written
+
+
+def test_a_rolling_update_phase_change_is_written_at_once() -> None:
+    """A planner holds its scaling while the phase is InProgress: the change that ends it is
+    never held back as mere progress, even while another service keeps the graph pending."""
+    case_input = load_input("graph", "rollout-completes")
+    old = case_input["dgd"]["status"]
+    frontend = case_input["dcds"][0]
+    frontend["metadata"]["generation"] = 2  # the frontend still rolling out: graph pending
+    new = derive(case_input)
+
+    assert new["state"] == old["state"] == "pending"
+    assert (old["rollingUpdate"]["phase"], new["rollingUpdate"]["phase"]) == (
+        "InProgress",
+        "Completed",
+    )
+    assert not is_progress_only(old, new)
+
+
+def test_the_same_rolling_update_with_new_counts_is_still_progress() -> None:
+    old = pending("Resources not ready: w: 0 of 2 replicas available", ready=0)
+    new = pending("Resources not ready: w: 1 of 2 replicas available", ready=1)
+    rolling = {"phase": "InProgress", "startTime": "2026-11-23T10:00:00Z"}
+    old["rollingUpdate"] = new["rollingUpdate"] = rolling
+
+    assert is_progress_only(old, new)
