@@ -16,7 +16,9 @@ Fixtures (the cross-team contract):
 - ``api`` (function): an asyncio kr8s client, its transport closed after the test.
 - ``installed_crds`` (session): the CRDs of the CRD chart
   (``deploy/helm/dynamo-operator-crds/generated``) installed and Established (kr8s objects);
-  installing is idempotent, so several suites of one session share them.
+  installing is idempotent, so several suites of one session share them. On the local control
+  plane they come with ``conversion_server`` (session), the conversion webhook their two versions
+  need (``e2e/support/conversion.py``).
 
 A webhook server for the local apiserver can use a certificate from the cluster's own CA:
 ``control_plane.local.pki.issue_serving_cert(dir, name)`` (and ``pki.ca.cert`` as caBundle).
@@ -40,6 +42,7 @@ import pytest
 import yaml
 
 from e2e.localcluster import ControlPlane, LocalCluster, ensure_binaries
+from e2e.support.conversion import ConversionServer
 from e2e.support.crds import install_crds
 from e2e.support.graphs import World
 from e2e.support.namespaces import scratch_namespace
@@ -135,7 +138,25 @@ async def api(kubeconfig: Path) -> AsyncIterator[Any]:
 
 
 @pytest.fixture(scope="session")
-def installed_crds(kr8s_api: kr8s.Api) -> list[Any]:
+def conversion_server(
+    control_plane: ControlPlane, kr8s_api: kr8s.Api, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ConversionServer | None]:
+    """The conversion webhook the CRDs' two versions need, on the local control plane (on an
+    external cluster the operator the chart installed serves it: None)."""
+    install_crds(kr8s_api)
+    if control_plane.local is None:
+        yield None
+        return
+    server = ConversionServer(control_plane.kubeconfig, tmp_path_factory.mktemp("conversion"))
+    server.start(kr8s_api)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def installed_crds(kr8s_api: kr8s.Api, conversion_server: ConversionServer | None) -> list[Any]:
     return list(install_crds(kr8s_api))
 
 

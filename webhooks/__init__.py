@@ -10,9 +10,15 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 from manager.runtime.lazy import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
+    from webhooks.admission import MAX_BODY_BYTES
     from webhooks.app import build_app
     from webhooks.certificates.operator_managed import OperatorManagedCertificates
     from webhooks.certificates.rotation import CertificatePolicy
+    from webhooks.crd_conversion import (
+        ConversionTarget,
+        CrdConversionKeeper,
+        convertible_crd_names,
+    )
     from webhooks.endpoints import DEFAULT_PORT, ENDPOINTS, WebhookEndpoint
     from webhooks.errors import SecretOwnedElsewhereError, WebhookError
     from webhooks.handlers import ResourceValidator
@@ -23,18 +29,24 @@ if _TYPE_CHECKING:
         UrlTarget,
         build_validating_webhook_configuration,
     )
+    from webhooks.replica_writers import PLANNERS_ONLY, ReplicaWriters
     from webhooks.server import CertificateSource, WebhookServer
     from webhooks.standalone import CertMode, serve_standalone
 
 __all__ = [
     "DEFAULT_PORT",
     "ENDPOINTS",
+    "MAX_BODY_BYTES",
     "OPERATOR_NAMESPACE_LABEL",
+    "PLANNERS_ONLY",
     "VALIDATING_WEBHOOK_CONFIGURATION",
     "CertMode",
     "CertificatePolicy",
     "CertificateSource",
+    "ConversionTarget",
+    "CrdConversionKeeper",
     "OperatorManagedCertificates",
+    "ReplicaWriters",
     "ResourceValidator",
     "SecretOwnedElsewhereError",
     "ServiceTarget",
@@ -44,6 +56,7 @@ __all__ = [
     "WebhookServer",
     "build_app",
     "build_validating_webhook_configuration",
+    "convertible_crd_names",
     "serve_standalone",
 ]
 

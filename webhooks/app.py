@@ -23,6 +23,13 @@ from aiohttp import web
 
 from manager.runtime.logging import get_logger
 from webhooks.admission import MAX_BODY_BYTES, parse_review
+from webhooks.conversion import (
+    CONVERT_PATH,
+    ConversionRequest,
+    answer_conversion,
+    failed_conversion,
+    parse_conversion_review,
+)
 from webhooks.endpoints import ENDPOINTS, WebhookEndpoint
 from webhooks.errors import (
     BodyTimeoutError,
@@ -40,6 +47,7 @@ from webhooks.metrics import (
     operation_label,
     record_decision,
 )
+from webhooks.replica_writers import PLANNERS_ONLY, ReplicaWriters
 
 _log = get_logger(__name__)
 
@@ -52,9 +60,15 @@ _MAX_LOGGED_TRACEBACK = 4000  # characters: the last frames and the error, never
 class AdmissionRoute:
     """The request handler of one endpoint, with its metrics."""
 
-    def __init__(self, endpoint: WebhookEndpoint, validator: ResourceValidator) -> None:
+    def __init__(
+        self,
+        endpoint: WebhookEndpoint,
+        validator: ResourceValidator,
+        replica_writers: ReplicaWriters = PLANNERS_ONLY,
+    ) -> None:
         self._endpoint = endpoint
         self._validator = validator
+        self._replica_writers = replica_writers
         self._in_flight = IN_FLIGHT.labels(endpoint.path)
         self._latency = LATENCY_SECONDS.labels(endpoint.path)
 
@@ -92,7 +106,7 @@ class AdmissionRoute:
 
     def _decide(self, request: Any) -> Decision:
         try:
-            return decide(self._endpoint, request, self._validator)
+            return decide(self._endpoint, request, self._validator, self._replica_writers)
         except Exception as error:
             # The request boundary: a validator bug must deny (failurePolicy Fail would anyway)
             # with a clear message instead of an HTTP 500 the apiserver reports as a call failure.
@@ -120,6 +134,50 @@ class AdmissionRoute:
         if close:
             response.force_close()
         return response
+
+
+class ConversionRoute:
+    """``/convert``: ConversionReviews, with the same metrics and body rules as admission."""
+
+    def __init__(self) -> None:
+        self._in_flight = IN_FLIGHT.labels(CONVERT_PATH)
+        self._latency = LATENCY_SECONDS.labels(CONVERT_PATH)
+
+    async def handle(self, http_request: web.Request) -> web.Response:
+        started = time.perf_counter()
+        self._in_flight.inc()
+        try:
+            response = await self._respond(http_request)
+        finally:
+            self._in_flight.dec()
+        REQUESTS_TOTAL.labels(CONVERT_PATH, str(response.status)).inc()
+        self._latency.observe(time.perf_counter() - started)
+        return response
+
+    async def _respond(self, http_request: web.Request) -> web.Response:
+        try:
+            request = parse_conversion_review(await _read_body(http_request))
+        except UnreadableBodyError as error:
+            return _plain_refusal(str(error), status=error.status, close=True)
+        except UnanswerableReviewError as error:
+            return _plain_refusal(str(error))
+        return _review_response(self._answer(request))
+
+    def _answer(self, request: ConversionRequest) -> dict[str, Any]:
+        try:
+            return answer_conversion(request)
+        except Exception as error:
+            # As for admission: a bug is a clear Failed result, its traceback bounded text.
+            _log.error("conversion failed", error=_bounded_traceback(error))
+            return failed_conversion(request.uid, "internal error while converting")
+
+
+def _plain_refusal(message: str, *, status: int = 400, close: bool = False) -> web.Response:
+    _log.warning("unanswerable conversion request", error=message)
+    response = web.Response(status=status, text=message + "\n")
+    if close:
+        response.force_close()
+    return response
 
 
 def _bounded_traceback(error: BaseException) -> str:
@@ -163,9 +221,15 @@ def _review_response(review: dict[str, Any]) -> web.Response:
 
 
 def build_app(
-    validator: ResourceValidator, endpoints: Iterable[WebhookEndpoint] = ENDPOINTS
+    validator: ResourceValidator,
+    endpoints: Iterable[WebhookEndpoint] = ENDPOINTS,
+    replica_writers: ReplicaWriters = PLANNERS_ONLY,
 ) -> web.Application:
+    """``replica_writers``: who may change replicas a scaling adapter owns (planners only by
+    default; the operator passes its own identity)."""
     app = web.Application(client_max_size=MAX_BODY_BYTES)
     for endpoint in endpoints:
-        app.router.add_post(endpoint.path, AdmissionRoute(endpoint, validator).handle)
+        route = AdmissionRoute(endpoint, validator, replica_writers)
+        app.router.add_post(endpoint.path, route.handle)
+    app.router.add_post(CONVERT_PATH, ConversionRoute().handle)
     return app

@@ -22,10 +22,14 @@ class WebhookEndpoint:
 
     kind: str
     plural: str
+    versions: tuple[str, ...] = (VERSION,)
+    """The API versions the apiserver sends to it as they are (for a kind served at several, each
+    request at the version the user wrote, so the messages name that version's fields)."""
 
     @property
     def path(self) -> str:
-        # controller-runtime's convention, which the upstream operator and its Helm chart use.
+        # controller-runtime's convention, which the upstream operator and its Helm chart use; one
+        # path per kind (named after the storage version) whatever versions it receives.
         group = GROUP.replace(".", "-")
         return f"/validate-{group}-{VERSION}-{self.kind.lower()}"
 
@@ -36,5 +40,10 @@ class WebhookEndpoint:
 
 # One endpoint per CRD the library defines, in the same order.
 ENDPOINTS: tuple[WebhookEndpoint, ...] = tuple(
-    WebhookEndpoint(kind=resource.kind, plural=resource.plural) for resource in CUSTOM_RESOURCES
+    WebhookEndpoint(
+        kind=resource.kind,
+        plural=resource.plural,
+        versions=tuple(version.name for version in resource.versions),
+    )
+    for resource in CUSTOM_RESOURCES
 )

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from dynamo_operator.api import KIND_GRAPH_DEPLOYMENT
 from dynamo_operator.validation import describe
 from dynamo_operator.validation.errors import UnknownKindError
 from dynamo_operator.validation.result import (
@@ -33,6 +34,7 @@ from webhooks.admission import AdmissionRequest, Operation, allowed_review, deni
 from webhooks.endpoints import GROUP, WebhookEndpoint
 from webhooks.errors import MalformedReviewError
 from webhooks.metrics import DenialReason, RequestProblem
+from webhooks.replica_writers import PLANNERS_ONLY, ReplicaWriters
 
 
 class ResourceValidator(Protocol):
@@ -65,9 +67,14 @@ ALLOW = Decision(allowed=True)
 
 
 def decide(
-    endpoint: WebhookEndpoint, request: AdmissionRequest, validator: ResourceValidator
+    endpoint: WebhookEndpoint,
+    request: AdmissionRequest,
+    validator: ResourceValidator,
+    replica_writers: ReplicaWriters = PLANNERS_ONLY,
 ) -> Decision:
-    """Admit or deny one request; never raises for bad content."""
+    """Admit or deny one request; never raises for bad content. An update of a graph that
+    changes replicas a scaling adapter owns is denied unless its user is one of
+    ``replica_writers`` (by default planners only)."""
     if request.operation in (Operation.DELETE, Operation.CONNECT):
         return ALLOW
     kind_problem = _kind_problem(endpoint, request)
@@ -97,6 +104,10 @@ def decide(
     if kind_problem is not None:
         return _deny(kind_problem, RequestProblem.UNKNOWN_KIND, code=400)
     old = _with_kind(old, endpoint)
+    if endpoint.kind == KIND_GRAPH_DEPLOYMENT:
+        refusal = replica_writers.refusal(request.user_info.username, new, old)
+        if refusal is not None:
+            return _deny(refusal, IssueReason.IMMUTABLE_FIELD_CHANGED, code=403)
     return _validated(lambda: validator.validate_update(new, old))
 
 

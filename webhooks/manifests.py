@@ -9,6 +9,10 @@ A namespace-restricted operator serves its own configuration (``<name>-<namespac
 selects its namespace only, so the API server asks it, and only it, about objects there; its
 label names that namespace, so the CA it injects goes into its own configuration.
 
+Each rule lists every version its kind is served at: with ``matchPolicy: Equivalent`` alone, the
+API server would convert a v1beta1 request to v1alpha1 first and the denial would name v1alpha1
+fields the user never wrote.
+
 ``python -m webhooks.manifests`` prints the default in-cluster configuration committed under
 ``deploy/webhook/``; a test keeps that file in sync with this module.
 """
@@ -23,7 +27,7 @@ from typing import Any
 import yaml
 
 from manager.runtime.kinds import ResourceKind
-from webhooks.endpoints import ENDPOINTS, GROUP, VERSION, WebhookEndpoint
+from webhooks.endpoints import ENDPOINTS, GROUP, WebhookEndpoint
 
 VALIDATING_WEBHOOK_CONFIGURATION = ResourceKind(
     "admissionregistration.k8s.io/v1",
@@ -127,7 +131,7 @@ def _webhook(
         "rules": [
             {
                 "apiGroups": [GROUP],
-                "apiVersions": [VERSION],
+                "apiVersions": list(endpoint.versions),
                 "operations": ["CREATE", "UPDATE"],
                 "resources": [endpoint.plural],
                 "scope": "Namespaced",

@@ -20,6 +20,7 @@ from manager.runtime.tls.server_context import ReloadableServerTLS
 from webhooks.app import build_app
 from webhooks.endpoints import DEFAULT_PORT
 from webhooks.handlers import ResourceValidator
+from webhooks.replica_writers import PLANNERS_ONLY, ReplicaWriters
 
 _log = get_logger(__name__)
 
@@ -50,9 +51,11 @@ class WebhookServer:
         host: str = "0.0.0.0",
         port: int = DEFAULT_PORT,
         limits: ConnectionLimits | None = None,
+        replica_writers: ReplicaWriters = PLANNERS_ONLY,
     ) -> None:
         self._certificates = certificates
         self._validator = validator
+        self._replica_writers = replica_writers
         self._host = host
         self._port = port
         self._limits = limits
@@ -79,7 +82,7 @@ class WebhookServer:
                 # Blocks until a valid certificate is loaded: no request is accepted before that.
                 await task_group.start(self._certificates.run, tls)
                 self._server = AppServer(
-                    build_app(self._validator),
+                    build_app(self._validator, replica_writers=self._replica_writers),
                     host=self._host,
                     port=self._port,
                     ssl_context=tls.context,

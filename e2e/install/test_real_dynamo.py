@@ -5,7 +5,8 @@ The graphs are shaped like upstream's mocker examples and set nothing the operat
 the Frontend has only an image, there is no etcd and no NATS, the worker probes are the defaults
 (the aggregated graph's frontend keeps the default readiness probe too: a first check after a
 minute). They are applied together at the start and the tests then run in order on them: the
-aggregated graph answering through its frontend's Service, the disaggregated one, workers scaled
+aggregated graph answering through its frontend's Service, the disaggregated one (upstream's
+v1beta1 example, applied at v1beta1), workers scaled
 1 -> 3 -> 1, an env change rolled out under load, a LoRA loaded, restored after a worker restart
 and unloaded through Dynamo's real ``/v1/loras`` routes, and last the operator moved to etcd
 discovery (``--etcdAddr``, by ``helm upgrade``) with an etcd the pods reach.
@@ -40,11 +41,12 @@ from e2e.support.dynamo_serving import (
     HttpError,
     aggregated_graph,
     chat,
-    disaggregated_graph,
     frontend_url,
     generate_requests,
+    hf_token_secret,
     http_json,
     lora_graph,
+    mocker_disagg_v1beta1,
     model_config_map,
     wait_until_answering,
 )
@@ -135,16 +137,19 @@ def serving(
     installed.admin.create(
         f"/api/v1/namespaces/{namespace}/configmaps", model_config_map(model_files())
     )
+    installed.admin.create(f"/api/v1/namespaces/{namespace}/secrets", hf_token_secret())
     graphs = (
         # Frontends ready-checked every 2 s (with the default's command), not first after 60 s:
         # the tests of these two need not wait a minute. The LoRA graph, tested later, keeps the
-        # default probes: a real frontend becomes Ready through them.
+        # default probes: a real frontend becomes Ready through them. The disaggregated graph is
+        # upstream's v1beta1 example, applied at v1beta1 as today's docs have users do.
         aggregated_graph("agg", frontend_ready_every=2),
-        disaggregated_graph("disagg", frontend_ready_every=2),
+        mocker_disagg_v1beta1("disagg", frontend_ready_every=2),
         lora_graph("lora"),
     )
     for graph in graphs:
-        installed.admin.create(kinds.GRAPH.collection_path(namespace), graph)
+        kind = kinds.GRAPH_BETA if graph["apiVersion"].endswith("v1beta1") else kinds.GRAPH
+        installed.admin.create(kind.collection_path(namespace), graph)
         serving.applied_at[graph["metadata"]["name"]] = time.monotonic()
     return serving
 

@@ -1,5 +1,6 @@
 """Real Dynamo (ai-dynamo 1.6.1 on CPU, the mocker engine) under the Helm-installed operator on
-the kind node: a graph shaped like upstream's aggregated mocker example converges, and a chat
+the kind node: upstream's v1beta1 disaggregated mocker example (image and model swapped for ours),
+applied with `kubectl apply` at v1beta1, converges, reads back at both versions, and a chat
 completion is answered through its frontend's Service (reached by `kubectl port-forward`)."""
 
 from __future__ import annotations
@@ -14,20 +15,26 @@ import pytest
 from e2e.kind.kubectl import get_json, kubectl, port_forward
 from e2e.localcluster import wait_for
 from e2e.support.dynamo_model import model_files
-from e2e.support.dynamo_serving import chat, dynamo_graph, model_config_map, wait_until_answering
+from e2e.support.dynamo_serving import (
+    chat,
+    hf_token_secret,
+    mocker_disagg_v1beta1,
+    model_config_map,
+    wait_until_answering,
+)
 from e2e.support.graphs import is_converged
 from e2e.support.helm_install import CONVERGE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.kind]
 
-GRAPH = "agg"
+GRAPH = "disagg"
 
 
 def on_any_node(graph: dict[str, Any]) -> dict[str, Any]:
     """The graph without the real node's placement (kind's one node takes every Pod)."""
-    for service in graph["spec"]["services"].values():
-        service["extraPodSpec"].pop("nodeSelector", None)
-        service["extraPodSpec"].pop("tolerations", None)
+    for component in graph["spec"]["components"]:
+        component["podTemplate"]["spec"].pop("nodeSelector", None)
+        component["podTemplate"]["spec"].pop("tolerations", None)
     return graph
 
 
@@ -39,8 +46,9 @@ def serving() -> Iterator[str]:
         kubectl(
             "apply", "-n", namespace, "-f", "-", stdin=json.dumps(model_config_map(model_files()))
         )
+        kubectl("apply", "-n", namespace, "-f", "-", stdin=json.dumps(hf_token_secret()))
         # A frontend readiness check every 5 s instead of the default first one after 60 s.
-        graph = on_any_node(dynamo_graph(GRAPH, {"Worker": {}}, frontend_ready_every=5))
+        graph = on_any_node(mocker_disagg_v1beta1(GRAPH, frontend_ready_every=5))
         kubectl("apply", "-n", namespace, "-f", "-", stdin=json.dumps(graph))
         yield namespace
     finally:
@@ -52,7 +60,12 @@ def test_mocker_graph_converges(serving: str) -> None:
         graph = get_json("dynamographdeployment", GRAPH, "-n", serving)
         return graph if is_converged(graph) else None
 
-    wait_for(f"DGD {serving}/{GRAPH} successful", converged, timeout=CONVERGE)
+    graph = wait_for(f"DGD {serving}/{GRAPH} successful", converged, timeout=CONVERGE)
+    # kubectl reads the preferred version, v1beta1, through the operator's conversion webhook.
+    names = [component["name"] for component in graph["spec"]["components"]]
+    assert names == ["Frontend", "decode", "prefill"]
+    stored = get_json("dynamographdeployments.v1alpha1.nvidia.com", GRAPH, "-n", serving)
+    assert stored["spec"]["services"]["prefill"]["subComponentType"] == "prefill"
     pods = get_json("pods", "-n", serving)["items"]
     assert {p["spec"]["containers"][0]["image"] for p in pods} == {"localhost/dynamo-cpu:dev"}
     assert all(p["status"]["phase"] == "Running" for p in pods)

@@ -13,6 +13,7 @@ import functools
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import anyio.from_thread
 import kr8s
@@ -22,7 +23,6 @@ from kr8s.objects import Secret
 
 import dynamo_operator.validation
 from e2e.localcluster.ports import free_port
-from e2e.support.crds import install_crds
 from e2e.support.webhooks import (
     DynamoGraphDeployment,
     create_configuration,
@@ -47,8 +47,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
 
 
 @pytest.fixture(scope="module")
-def crds(kr8s_api: kr8s.Api) -> None:
-    install_crds(kr8s_api)
+def crds(installed_crds: list[Any]) -> None:
+    """The CRDs and their conversion webhook (the session's)."""
 
 
 @pytest.fixture

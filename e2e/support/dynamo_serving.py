@@ -23,13 +23,14 @@ from dynamo_operator.builders import FRONTEND_READINESS_COMMAND
 from dynamo_operator.constants import Ports
 from e2e.localcluster import AdminClient
 from e2e.support.dynamo_image import IMAGE, engine_command, mocker_command
-from e2e.support.kinds import GRAPH
+from e2e.support.kinds import GRAPH, GRAPH_BETA
 from e2e.support.metrics_scrape import parse, total
 from e2e.support.real_node import RealNodeCluster
 
 MODEL = "tiny"
 MODEL_DIR = "/models/tiny"
 MODEL_CONFIG_MAP = "tiny-model"
+HF_TOKEN_SECRET = "hf-token-secret"
 MIGRATION_LIMIT = "3"
 """``DYN_MIGRATION_LIMIT`` of every test frontend. Dynamo's frontend (1.6.1) cancels a request it
 has just routed to a worker when that worker leaves discovery in the same instant (its log: "route
@@ -110,13 +111,76 @@ def aggregated_graph(name: str, *, frontend_ready_every: int | None = None) -> d
     return dynamo_graph(name, {"Worker": {}}, frontend_ready_every=frontend_ready_every)
 
 
-def disaggregated_graph(name: str, *, frontend_ready_every: int | None = None) -> dict[str, Any]:
-    """Prefill and decode mockers behind one frontend: every request goes through both."""
-    workers = {
-        "Prefill": {"componentType": "prefill", "args": ["--disaggregation-mode", "prefill"]},
-        "Decode": {"componentType": "decode", "args": ["--disaggregation-mode", "decode"]},
+def mocker_disagg_v1beta1(name: str, *, frontend_ready_every: int | None = None) -> dict[str, Any]:
+    """Upstream's v1beta1 mocker disagg example (``examples/backends/mocker/deploy/v1beta1/
+    disagg.yaml``: components ``Frontend``, ``decode`` and ``prefill``, each a ``main``
+    container, the workers ``python3 -m dynamo.mocker`` in ``/workspace`` with ``envFrom`` the
+    ``hf-token-secret``) with only the image and the model swapped for ours, plus what this
+    cluster needs of every pod: the real node's placement, our image never pulled, the model's
+    ConfigMap mounted, a short grace period (and the frontend's readiness timing, as above)."""
+    placement = RealNodeCluster.pod_placement()
+    frontend: dict[str, Any] = {
+        "name": "main",
+        "image": IMAGE,
+        "imagePullPolicy": "Never",
+        "env": [{"name": "DYN_MIGRATION_LIMIT", "value": MIGRATION_LIMIT}],
     }
-    return dynamo_graph(name, workers, frontend_ready_every=frontend_ready_every)
+    if frontend_ready_every is not None:
+        frontend["readinessProbe"] = {
+            "exec": {"command": ["/bin/sh", "-c", FRONTEND_READINESS_COMMAND]},
+            "periodSeconds": frontend_ready_every,
+            "timeoutSeconds": 5,
+            "failureThreshold": 3,
+        }
+
+    def worker(mode: str) -> dict[str, Any]:
+        command = mocker_command(MODEL_DIR, MODEL)
+        main = {
+            "name": "main",
+            "image": IMAGE,
+            "imagePullPolicy": "Never",
+            "command": command[:3],
+            "args": [*command[3:], "--speedup-ratio", "1.0", "--disaggregation-mode", mode],
+            "envFrom": [{"secretRef": {"name": HF_TOKEN_SECRET}}],
+            "workingDir": "/workspace",
+            "volumeMounts": [{"name": "model", "mountPath": MODEL_DIR, "readOnly": True}],
+        }
+        spec = {
+            **placement,
+            "terminationGracePeriodSeconds": 10,
+            "volumes": [{"name": "model", "configMap": {"name": MODEL_CONFIG_MAP}}],
+            "containers": [main],
+        }
+        return {"name": mode, "podTemplate": {"spec": spec}, "replicas": 1, "type": mode}
+
+    frontend_spec = {**placement, "terminationGracePeriodSeconds": 10, "containers": [frontend]}
+    return {
+        "apiVersion": GRAPH_BETA.api_version,
+        "kind": GRAPH_BETA.kind,
+        "metadata": {"name": name},
+        "spec": {
+            "components": [
+                {
+                    "name": "Frontend",
+                    "podTemplate": {"spec": frontend_spec},
+                    "replicas": 1,
+                    "type": "frontend",
+                },
+                worker("decode"),
+                worker("prefill"),
+            ]
+        },
+    }
+
+
+def hf_token_secret() -> dict[str, Any]:
+    """The Secret upstream's example reads its Hugging Face token from (the mocker needs none)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": HF_TOKEN_SECRET},
+        "stringData": {"HF_TOKEN": "not-needed-by-the-mocker"},
+    }
 
 
 def lora_graph(name: str) -> dict[str, Any]:

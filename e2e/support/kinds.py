@@ -12,8 +12,10 @@ __all__ = [
     "CLUSTER_ROLE",
     "CLUSTER_ROLE_BINDING",
     "COMPONENT",
+    "COMPONENT_BETA",
     "DYNAMO_COMPONENT",
     "GRAPH",
+    "GRAPH_BETA",
     "LEADER_WORKER_SET",
     "MODEL",
     "PERSISTENT_VOLUME",
@@ -26,6 +28,12 @@ __all__ = [
     "WORKER_METADATA",
 ]
 
+GRAPH_BETA = ResourceKind("nvidia.com/v1beta1", GRAPH.kind, GRAPH.plural, namespaced=True)
+COMPONENT_BETA = ResourceKind(
+    "nvidia.com/v1beta1", COMPONENT.kind, COMPONENT.plural, namespaced=True
+)
+"""The two kinds users also write at v1beta1 (the API server converts; the operator reads
+v1alpha1)."""
 LEADER_WORKER_SET = OPTIONAL_KINDS["lws"]
 POD_GROUP = OPTIONAL_KINDS["volcano"]
 VIRTUAL_SERVICE = OPTIONAL_KINDS["istio"]

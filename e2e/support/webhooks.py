@@ -25,7 +25,9 @@ DynamoGraphDeployment = new_class("DynamoGraphDeployment", "nvidia.com/v1alpha1"
 SERVER_STARTUP_TIMEOUT = 60.0
 
 
-def start_webhook_server(port: int, cert_dir: Path) -> subprocess.Popen[bytes]:
+def start_webhook_server(
+    port: int, cert_dir: Path, *extra_args: str, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     """`dynamo-operator webhook-server` on 127.0.0.1:`port`, its certificates (and CA,
     `ca.crt`) in `cert_dir`, returned once it says it serves. Its output is appended to
     `cert_dir/webhook-server.log`, a file, so nothing has to drain a pipe while it runs; a
@@ -43,7 +45,9 @@ def start_webhook_server(port: int, cert_dir: Path) -> subprocess.Popen[bytes]:
                 "--host=127.0.0.1",
                 f"--port={port}",
                 f"--cert-dir={cert_dir}",
+                *extra_args,
             ],
+            env=env,
             stdout=output,
             stderr=subprocess.STDOUT,
         )

@@ -27,6 +27,7 @@ if _TYPE_CHECKING:
         GRAPH,
         MODEL,
         OPTIONAL_KINDS,
+        SCALING_ADAPTER,
         served_optional_apis,
     )
     from manager.app.metrics import MeteredReconciler, ResourceCounter, error_type
@@ -39,6 +40,7 @@ __all__ = [
     "GRAPH",
     "MODEL",
     "OPTIONAL_KINDS",
+    "SCALING_ADAPTER",
     "Deps",
     "MeteredReconciler",
     "ResourceCounter",

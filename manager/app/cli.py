@@ -34,6 +34,9 @@ COMMANDS: dict[str, Command] = {
     "validate": Command(
         "manager.app.commands.validate", "check Dynamo manifests as the admission webhook would"
     ),
+    "convert": Command(
+        "manager.app.commands.convert", "convert Dynamo manifests to another API version"
+    ),
     "crds": Command(
         "manager.app.commands.crds", "print the CustomResourceDefinitions of the Dynamo kinds"
     ),

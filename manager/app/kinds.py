@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Set
 
 from dynamo_operator.api import API_VERSION
-from dynamo_operator.crd import CUSTOM_RESOURCES
+from dynamo_operator.crd import CUSTOM_RESOURCES, SCALING_RESOURCES
 from dynamo_operator.settings import OPTIONAL_API_GROUP_VERSIONS, OptionalApi
 from manager.runtime.kinds import ResourceKind
 
@@ -21,17 +21,20 @@ __all__ = [
     "GRAPH",
     "MODEL",
     "OPTIONAL_KINDS",
+    "SCALING_ADAPTER",
     "served_optional_apis",
 ]
 
 CUSTOM_KINDS = {
     resource.kind: ResourceKind(API_VERSION, resource.kind, resource.plural, namespaced=True)
-    for resource in CUSTOM_RESOURCES
+    for resource in (*CUSTOM_RESOURCES, *SCALING_RESOURCES)
 }
 GRAPH = CUSTOM_KINDS["DynamoGraphDeployment"]
 COMPONENT = CUSTOM_KINDS["DynamoComponentDeployment"]
 MODEL = CUSTOM_KINDS["DynamoModel"]
 DYNAMO_COMPONENT = CUSTOM_KINDS["DynamoComponent"]
+SCALING_ADAPTER = CUSTOM_KINDS["DynamoGraphDeploymentScalingAdapter"]
+"""Written by the operator (one per service that asks for one), scaled through `/scale`."""
 
 OPTIONAL_KINDS: dict[OptionalApi, ResourceKind] = {
     "lws": ResourceKind(

@@ -79,7 +79,7 @@ def test_crd_chart_installs_the_generated_crds_and_keeps_them_on_uninstall() -> 
     assert "0 chart(s) failed" in lint(CRD_CHART)
     crds = render(CRD_CHART, release="dynamo-operator-crds", namespace="default")
     generated = sorted((CRD_CHART / "generated").glob("*.yaml"))
-    assert len(crds) == len(generated) == 5
+    assert len(crds) == len(generated) == 6
     import yaml
 
     for crd, path in zip(sorted(crds, key=lambda c: c["metadata"]["name"]), generated, strict=True):
@@ -222,6 +222,47 @@ def test_restricted_mode_manages_its_namespace_without_leader_election() -> None
     assert options.settings.discovery_cluster_role_name is None  # a Role per graph, as upstream
     default_target = operator_options(render(namespace="team-b", values=RESTRICTED))
     assert default_target.restricted_namespace == "team-b"
+
+
+def test_the_cluster_wide_operator_keeps_the_crds_conversion_webhook_and_only_it() -> None:
+    def arguments(values: dict[str, Any]) -> list[str]:
+        (deployment,) = of_kind(render(values=values), "Deployment")
+        (manager,) = deployment["spec"]["template"]["spec"]["containers"]
+        return [a for a in manager["args"] if "conversion" in a]
+
+    def conversion_rules(values: dict[str, Any]) -> list[dict[str, Any]]:
+        objects = render(values=values)
+        return [
+            r
+            for _, r in all_rules(objects)
+            if "customresourcedefinitions" in r.get("resources", ())
+        ]
+
+    assert arguments({}) == [], "operator-managed: it injects its own CA"
+    assert conversion_rules({}) == [
+        {
+            "apiGroups": ["apiextensions.k8s.io"],
+            "resources": ["customresourcedefinitions"],
+            "verbs": ["list", "watch"],
+        },
+        {
+            "apiGroups": ["apiextensions.k8s.io"],
+            "resources": ["customresourcedefinitions"],
+            "verbs": ["patch"],
+            "resourceNames": [
+                "dynamographdeployments.nvidia.com",
+                "dynamocomponentdeployments.nvidia.com",
+                "dynamographdeploymentscalingadapters.nvidia.com",
+            ],
+        },
+    ]
+    assert arguments(CERT_MANAGER) == [
+        f"--conversion-ca-certificate={NAMESPACE}/dynamo-operator-serving-cert"
+    ], "cert-manager's cainjector fills the CRDs' caBundle from the serving Certificate"
+    restricted = {"namespaceRestriction": {"enabled": True}}
+    assert arguments(restricted) == ["--manage-crd-conversion=false"]
+    assert conversion_rules(restricted) == []
+    assert conversion_rules({"webhook": {"enabled": False}}) == []
 
 
 def test_restricted_mode_refuses_standbys() -> None:
@@ -432,6 +473,7 @@ def test_secrets_are_read_only_but_the_webhook_certificate(values: dict[str, Any
 def test_cluster_wide_mode_grants_one_cluster_role_and_the_leader_election_role() -> None:
     objects = render()
     assert sorted(o["metadata"]["name"] for o in of_kind(objects, "ClusterRole")) == [
+        "dynamo-operator-crd-conversion-role",
         "dynamo-operator-k8s-service-discovery",
         "dynamo-operator-manager-role",
         "dynamo-operator-metrics-auth-role",

@@ -9,6 +9,7 @@ import yaml
 
 from tests.webhooks.reviews import ScriptedValidator
 from webhooks.app import build_app
+from webhooks.conversion import CONVERT_PATH
 from webhooks.endpoints import ENDPOINTS
 from webhooks.manifests import (
     NAMESPACE_NAME_LABEL,
@@ -41,7 +42,32 @@ def test_every_webhook_has_the_required_policy() -> None:
         (rule,) = webhook["rules"]
         assert rule["operations"] == ["CREATE", "UPDATE"]
         assert rule["apiGroups"] == ["nvidia.com"]
-        assert rule["apiVersions"] == ["v1alpha1"]
+
+
+def test_graphs_and_components_are_admitted_at_the_version_the_user_wrote() -> None:
+    """Listing v1beta1 makes the API server send a v1beta1 request as it is (matchPolicy
+    Equivalent alone would convert it to v1alpha1 first, and the denial would name fields the
+    user never wrote); the kinds served at v1alpha1 only list it alone."""
+    configuration = build_validating_webhook_configuration(ServiceTarget("svc", "ns"))
+    versions = {
+        webhook["name"]: webhook["rules"][0]["apiVersions"] for webhook in configuration["webhooks"]
+    }
+
+    assert versions == {
+        "vdynamographdeployment.kb.io": ["v1alpha1", "v1beta1"],
+        "vdynamocomponentdeployment.kb.io": ["v1alpha1", "v1beta1"],
+        "vdynamomodel.kb.io": ["v1alpha1"],
+        "vdynamocomponent.kb.io": ["v1alpha1"],
+    }
+    # One path per kind, named after the storage version, whatever version arrives there.
+    assert {
+        webhook["clientConfig"]["service"]["path"] for webhook in configuration["webhooks"]
+    } == {
+        "/validate-nvidia-com-v1alpha1-dynamographdeployment",
+        "/validate-nvidia-com-v1alpha1-dynamocomponentdeployment",
+        "/validate-nvidia-com-v1alpha1-dynamomodel",
+        "/validate-nvidia-com-v1alpha1-dynamocomponent",
+    }
 
 
 def test_service_and_url_targets_point_at_routes_the_server_serves() -> None:
@@ -55,7 +81,8 @@ def test_service_and_url_targets_point_at_routes_the_server_serves() -> None:
         UrlTarget("https://127.0.0.1:19443/"), ca_bundle_pem=b"PEM"
     )
     service_paths = {w["clientConfig"]["service"]["path"] for w in by_service["webhooks"]}
-    assert service_paths == served == {endpoint.path for endpoint in ENDPOINTS}
+    assert service_paths == {endpoint.path for endpoint in ENDPOINTS}
+    assert served == service_paths | {CONVERT_PATH}, "admission routes, and /convert"
     for webhook in by_url["webhooks"]:
         config = webhook["clientConfig"]
         assert config["url"].startswith("https://127.0.0.1:19443/validate-nvidia-com-v1alpha1-")
@@ -66,10 +93,11 @@ def test_service_and_url_targets_point_at_routes_the_server_serves() -> None:
 
 def test_resources_are_the_crd_plurals() -> None:
     crds = Path(__file__).parents[2] / "deploy/helm/dynamo-operator-crds/generated"
-    # DynamoWorkerMetadata is written by Dynamo's own pods, and never admitted by the operator.
+    # DynamoWorkerMetadata is written by Dynamo's own pods, a scaling adapter by the operator and
+    # autoscalers: the operator admits neither.
     plurals = {
         yaml.safe_load(path.read_text())["spec"]["names"]["plural"] for path in crds.glob("*.yaml")
-    } - {"dynamoworkermetadatas"}
+    } - {"dynamoworkermetadatas", "dynamographdeploymentscalingadapters"}
     configured = {
         webhook["rules"][0]["resources"][0]
         for webhook in build_validating_webhook_configuration(ServiceTarget("s", "n"))["webhooks"]

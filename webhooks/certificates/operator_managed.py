@@ -89,6 +89,16 @@ class OperatorManagedCertificates:
         self._left_to_cainjector: set[str] = set()
         self._ca_bundle: str | None = None
         """The base64 CA bundle of the last pass: what every labelled configuration gets."""
+        self._ca_listeners: list[Callable[[], None]] = []
+
+    @property
+    def ca_bundle_pem(self) -> bytes | None:
+        """The CA bundle (PEM) of the last pass; None before the first."""
+        return None if self._ca_bundle is None else base64.b64decode(self._ca_bundle)
+
+    def add_ca_listener(self, listener: Callable[[], None]) -> None:
+        """``listener`` is called whenever the CA bundle changes (the first one included)."""
+        self._ca_listeners.append(listener)
 
     async def run(
         self,
@@ -217,14 +227,18 @@ class OperatorManagedCertificates:
             await rest.replace(SECRET, body, field_manager=self._field_manager)
 
     async def _inject_ca_bundle(self, rest: RestClient, ca_bundle_pem: bytes) -> None:
-        self._ca_bundle = base64.b64encode(ca_bundle_pem).decode()
+        encoded = base64.b64encode(ca_bundle_pem).decode()
+        if encoded != self._ca_bundle:
+            self._ca_bundle = encoded
+            for listener in self._ca_listeners:
+                listener()
         configurations, _ = await rest.list_all(
             VALIDATING_WEBHOOK_CONFIGURATION,
             None,
             label_selector=f"{OPERATOR_NAMESPACE_LABEL}={self.namespace}",
         )
         for configuration in configurations:
-            await self._inject_into(rest, configuration, self._ca_bundle)
+            await self._inject_into(rest, configuration, encoded)
 
     async def _inject_into(
         self, rest: RestClient, configuration: dict[str, Any], encoded: str

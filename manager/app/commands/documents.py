@@ -4,7 +4,8 @@ A file may be a whole ``kubectl apply`` bundle: ConfigMaps, PVCs or ResourceClai
 the graph. Each of its documents is
 - a Dynamo document (DynamoGraphDeployment, DynamoComponentDeployment, DynamoModel): checked as
   ``kubectl apply`` will fare with it (``validate_manifest``: a field the CRD does not keep is an
-  error, as the API server answers it);
+  error, as the API server answers it), at the version it is written at (graphs and components at
+  nvidia.com/v1alpha1 or nvidia.com/v1beta1, with the paths of that version);
 - a ``kubernetes.io/dockerconfigjson`` Secret: it feeds ``render``'s pull-secret discovery;
 - any other Kubernetes object: named on stderr and skipped, one line each, not an error;
 - or bad input: not an object, not even a Kubernetes object (apiVersion, kind and metadata.name
@@ -27,7 +28,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dynamo_operator.api import KIND_COMPONENT_DEPLOYMENT, KIND_GRAPH_DEPLOYMENT, KIND_MODEL
+from dynamo_operator.api import (
+    API_VERSION,
+    KIND_COMPONENT_DEPLOYMENT,
+    KIND_GRAPH_DEPLOYMENT,
+    KIND_MODEL,
+)
+from dynamo_operator.conversion import convert
 from dynamo_operator.pull_secrets import is_docker_config_secret
 from dynamo_operator.validation import (
     FieldIssue,
@@ -48,7 +55,7 @@ EXIT_BAD_INPUT = 2
 
 DYNAMO_KINDS = (KIND_GRAPH_DEPLOYMENT, KIND_COMPONENT_DEPLOYMENT, KIND_MODEL)
 
-_MALFORMED_REASONS = frozenset(
+MALFORMED_REASONS = frozenset(
     {IssueReason.MISSING_REQUIRED_FIELD, IssueReason.INVALID_TYPE, IssueReason.MALFORMED_OBJECT}
 )
 
@@ -109,8 +116,11 @@ class ScreenedInput:
         return EXIT_INVALID if any(not c.result.allowed for c in self.checked) else 0
 
     def renderable(self) -> list[dict[str, Any]]:
-        """What ``render_objects`` takes: the Dynamo documents and the pull secrets."""
-        return [c.document.document for c in self.checked] + [
+        """What ``render_objects`` takes: the Dynamo documents at v1alpha1, the version the
+        operator reconciles (a v1beta1 one converted as the API server would store it), and the
+        pull secrets. Call it once every document is valid: a v1beta1 document that does not
+        convert is invalid, and raises ``ConversionError`` here."""
+        return [_at_storage_version(c.document.document) for c in self.checked] + [
             secret.document for secret in self.pull_secrets
         ]
 
@@ -139,7 +149,7 @@ def screen_input(paths: Sequence[str], default_namespace: str | None = None) -> 
 def _screen_file(path: str, namespace: str | None, screened: ScreenedInput) -> None:
     name = "<stdin>" if path == STDIN else path
     try:
-        documents = _load_file(path)
+        documents = load_file(path)
     except BadInputError as error:
         screened.reject(name, [str(error)])
         return
@@ -164,7 +174,7 @@ def _screen_document(
     sourced = SourcedDocument(source, _with_namespace(document, namespace))
     if sourced.kind in DYNAMO_KINDS:
         result = validate_manifest(sourced.document)
-        if any(issue.reason in _MALFORMED_REASONS for issue in result.errors):
+        if any(issue.reason in MALFORMED_REASONS for issue in result.errors):
             # It does not even parse into its model: every error it has, as bad input.
             screened.reject(sourced.label, [str(issue) for issue in result.errors])
         else:
@@ -212,7 +222,7 @@ def printable(line: str) -> str:
     return "".join(char if char.isprintable() else repr(char)[1:-1] for char in line)
 
 
-def _load_file(path: str) -> list[Any]:
+def load_file(path: str) -> list[Any]:
     """The non-empty documents of one file, as JSON values."""
     try:
         data = _read_stdin() if path == STDIN else _read_file(path)
@@ -244,6 +254,12 @@ def _read_stdin() -> bytes | str:
         if binary is not None
         else sys.stdin.read(MAX_FILE_BYTES + 1)
     )
+
+
+def _at_storage_version(document: dict[str, Any]) -> dict[str, Any]:
+    if document.get("apiVersion") in (API_VERSION, None):
+        return document
+    return convert(document, API_VERSION)
 
 
 def _with_namespace(document: dict[str, Any], namespace: str | None) -> dict[str, Any]:

@@ -12,6 +12,7 @@ leader election; the controllers. SIGTERM drains in-flight reconciles and stops 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import anyio
 import kr8s.asyncio
@@ -32,6 +33,7 @@ from manager.app.kinds import (
     DYNAMO_COMPONENT,
     GRAPH,
     MODEL,
+    SCALING_ADAPTER,
     served_optional_apis,
 )
 from manager.app.reconcilers import (
@@ -39,6 +41,7 @@ from manager.app.reconcilers import (
     dynamo_component,
     graph_deployment,
     model,
+    scaling_adapter,
 )
 from manager.runtime.cache import Cache
 from manager.runtime.client import Client, KindRegistry, RestClient
@@ -63,7 +66,14 @@ from manager.runtime.metrics import (
 from manager.runtime.namespace_claims import NamespaceClaims
 from manager.runtime.process_owner import ProcessOwner
 from manager.runtime.tls import CertificateError, DirectoryCertificates
-from webhooks import OperatorManagedCertificates, WebhookServer
+from webhooks import (
+    ConversionTarget,
+    CrdConversionKeeper,
+    OperatorManagedCertificates,
+    ReplicaWriters,
+    WebhookServer,
+    convertible_crd_names,
+)
 from webhooks.certificates.rotation import CertificatePolicy
 
 __all__ = ["run_operator"]
@@ -176,6 +186,7 @@ class Operator:
             (graph_deployment.setup(self.manager, deps), GRAPH),
             (model.setup(self.manager, deps), MODEL),
             (dynamo_component.setup(self.manager, deps), DYNAMO_COMPONENT),
+            (scaling_adapter.setup(self.manager, deps), SCALING_ADAPTER),
         )
         if self.claims is not None:
             self.claims.add_listener(HandOver(cache.reader, recorder, GRAPH, controllers))
@@ -227,6 +238,7 @@ class Operator:
                 owner=self.owner,
             )
         )
+        self._keep_crd_conversion(rest, certificates)
         server = WebhookServer(
             certificates=certificates,
             validator=(
@@ -235,9 +247,41 @@ class Operator:
                 else ClaimAwareValidator(self.claims)
             ),
             port=self.options.webhook_port,
+            replica_writers=ReplicaWriters.of(
+                self.options.replica_writers,
+                operator_namespace=self.options.operator_namespace,
+                operator_service_account=self.options.service_account,
+            ),
         )
         self.manager.health.add_readyz_check("webhook-server", lambda: server.ready)
         return server
+
+    def _keep_crd_conversion(
+        self, rest: RestClient, certificates: OperatorManagedCertificates | DirectoryCertificates
+    ) -> None:
+        """Cluster-wide, the CRDs served at two versions convert through this operator's Service.
+        A namespace-restricted operator leaves them alone: a cluster-scoped object is the
+        cluster-wide operator's (or the CRD chart's) to configure, as upstream has it."""
+        options = self.options
+        if not options.manage_crd_conversion or options.restricted_namespace:
+            return
+        if options.conversion_ca_certificate is not None:
+            ca_bundle: Callable[[], bytes | None] = lambda: None  # noqa: E731
+        elif isinstance(certificates, OperatorManagedCertificates):
+            ca_bundle = lambda: certificates.ca_bundle_pem  # noqa: E731
+        else:
+            ca_file = certificates.cert_dir / "ca.crt"
+            ca_bundle = lambda: ca_file.read_bytes() if ca_file.exists() else None  # noqa: E731
+        target = ConversionTarget.service(
+            WEBHOOK_SERVICE,
+            options.operator_namespace,
+            ca_bundle=ca_bundle,
+            cert_manager_certificate=options.conversion_ca_certificate,
+        )
+        keeper = CrdConversionKeeper(rest, target, convertible_crd_names())
+        if isinstance(certificates, OperatorManagedCertificates):
+            certificates.add_ca_listener(keeper.ca_changed)
+        self.manager.add(keeper)
 
     def _on_served_apis(self, present: frozenset[str]) -> None:
         """Builders use an optional API from the moment the cluster serves it."""

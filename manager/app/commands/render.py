@@ -2,7 +2,9 @@
 
 Only the object stream goes to stdout so it can be piped into ``kubectl apply -f -``; warnings and
 diagnostics go to stderr. Documents are validated first, as ``validate`` does (documents of other
-kinds are named and skipped), and nothing is rendered unless every one passes.
+kinds are named and skipped), and nothing is rendered unless every one passes. A v1beta1 document
+is rendered from its v1alpha1 conversion, as the operator reconciles it: the same children as its
+v1alpha1 twin.
 """
 
 from __future__ import annotations
@@ -35,11 +37,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "render",
         help="print the Kubernetes objects the operator would create",
         description=(
-            "Render DynamoGraphDeployments and DynamoComponentDeployments into every object the "
-            "operator creates (recursively), as on a cluster with LeaderWorkerSet, Volcano and "
-            "Istio installed unless --without says otherwise. kubernetes.io/dockerconfigjson "
-            "Secrets among the documents feed image pull secret discovery; documents of other "
-            "kinds are named and skipped."
+            "Render DynamoGraphDeployments and DynamoComponentDeployments (nvidia.com/v1alpha1 "
+            "or nvidia.com/v1beta1) into every object the operator creates (recursively), as on "
+            "a cluster with LeaderWorkerSet, Volcano and Istio installed unless --without says "
+            "otherwise. kubernetes.io/dockerconfigjson Secrets among the documents feed image "
+            "pull secret discovery; documents of other kinds are named and skipped."
         ),
     )
     add_filename_argument(parser)

@@ -53,6 +53,11 @@ class RunOptions:
     """cert-manager mode: serve the files here; None: operator-managed certificates."""
     webhook_cert_name: str
     webhook_cert_key: str
+    manage_crd_conversion: bool
+    """Point the two-version CRDs' conversion webhook at this operator's Service (cluster-wide)."""
+    conversion_ca_certificate: str | None
+    """cert-manager mode: ``<namespace>/<Certificate>`` whose CA the cainjector puts in the CRDs;
+    None: the operator injects the CA itself (its own, or ``ca.crt`` of --webhook-cert-path)."""
     restricted_namespace: str | None
     planner_cluster_role_name: str | None
     operator_version: str
@@ -67,6 +72,9 @@ class RunOptions:
     """The Pod's ServiceAccount (env POD_SERVICE_ACCOUNT): owner of the Lease and the
     certificate Secret the operator creates for itself, so `helm uninstall` removes them."""
     log_level: str
+    replica_writers: tuple[str, ...] = ()
+    """`--replica-writer`: usernames allowed, besides the operator's service account and the
+    planners', to change replicas a scaling adapter owns (the admission webhook's rule)."""
 
 
 def register(
@@ -196,6 +204,31 @@ def register(
         metavar="FILE",
         help="private key file in --webhook-cert-path (default tls.key)",
     )
+    add_bool_flag(
+        webhooks,
+        "manage-crd-conversion",
+        default=True,
+        help="with --enable-webhooks, cluster-wide: point the conversion webhook of the CRDs "
+        "served at v1alpha1 and v1beta1 at this operator's webhook Service and keep its CA there",
+    )
+    webhooks.add_argument(
+        "--conversion-ca-certificate",
+        default="",
+        metavar="NAMESPACE/NAME",
+        help="cert-manager mode: the Certificate whose CA cert-manager's cainjector injects into "
+        "those CRDs (annotation cert-manager.io/inject-ca-from); default: the operator injects "
+        "the CA itself",
+    )
+    webhooks.add_argument(
+        "--replica-writer",
+        dest="replica_writers",
+        action="append",
+        default=[],
+        metavar="USERNAME",
+        help="a username (repeatable) allowed to change a graph service's replicas while a "
+        "scaling adapter owns them, besides planner-serviceaccount and the operator's own "
+        "service account (e.g. this operator's user when it runs outside the cluster)",
+    )
     add_operator_settings_arguments(parser)
     components = parser.add_argument_group("reconciliation")
     components.add_argument(
@@ -263,6 +296,8 @@ def options_from_arguments(
         webhook_cert_dir=args.webhook_cert_dir,
         webhook_cert_name=args.webhook_cert_name,
         webhook_cert_key=args.webhook_cert_key,
+        manage_crd_conversion=args.manage_crd_conversion,
+        conversion_ca_certificate=args.conversion_ca_certificate or None,
         restricted_namespace=args.restricted_namespace or None,
         planner_cluster_role_name=args.planner_cluster_role_name or None,
         operator_version=args.operator_version,
@@ -274,6 +309,7 @@ def options_from_arguments(
         image_build=image_build,
         service_account=env.get("POD_SERVICE_ACCOUNT") or None,
         log_level=log_level,
+        replica_writers=tuple(args.replica_writers),
     )
 
 

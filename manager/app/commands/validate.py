@@ -24,8 +24,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Validate DynamoGraphDeployment, DynamoComponentDeployment and DynamoModel documents "
             "as kubectl apply and the admission webhook will answer them (a field the API does "
-            "not define is an error); documents of other kinds are named and skipped. Exit code "
-            "0 when all are valid, 1 when any is invalid, 2 on unusable input."
+            "not define is an error), graphs and components at nvidia.com/v1alpha1 or "
+            "nvidia.com/v1beta1, each issue at the field of the version written; documents of "
+            "other kinds are named and skipped. Exit code 0 when all are valid, 1 when any is "
+            "invalid, 2 on unusable input."
         ),
     )
     add_filename_argument(parser)

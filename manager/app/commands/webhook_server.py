@@ -10,6 +10,7 @@ from pathlib import Path
 import anyio
 
 from manager.runtime.logging import LOG_LEVELS, configure_logging
+from webhooks import ReplicaWriters, convertible_crd_names
 from webhooks.endpoints import DEFAULT_PORT
 from webhooks.standalone import CertMode, serve_standalone
 
@@ -34,6 +35,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="self-signed: keep a localhost pair and its CA (ca.crt) in the directory, generated "
         "when missing or unusable and renewed before expiry (files written by anyone else are "
         "never replaced); files: wait for externally managed files, e.g. from cert-manager",
+    )
+    parser.add_argument(
+        "--configure-crd-conversion",
+        action="store_true",
+        help="also point the conversion webhook of the CRDs served at two versions "
+        "(DynamoGraphDeployment, DynamoComponentDeployment, DynamoGraphDeploymentScalingAdapter) "
+        "at this server's URL and CA, through the kubeconfig, and keep them so: for a server run "
+        "outside the cluster (in cluster, `dynamo-operator run` does it for its Service)",
+    )
+    parser.add_argument(
+        "--replica-writer",
+        dest="replica_writers",
+        action="append",
+        default=[],
+        metavar="USERNAME",
+        help="a username (repeatable) allowed to change a graph service's replicas while a "
+        "scaling adapter owns them, besides planner-serviceaccount and, with POD_NAMESPACE and "
+        "POD_SERVICE_ACCOUNT set, the operator's service account",
     )
     parser.set_defaults(func=run)
 
@@ -62,6 +81,12 @@ def run(args: argparse.Namespace) -> int:
                 port=args.port,
                 cert_mode=CertMode(args.cert_mode),
                 announce=announce,
+                crd_conversion=convertible_crd_names() if args.configure_crd_conversion else (),
+                replica_writers=ReplicaWriters.of(
+                    args.replica_writers,
+                    operator_namespace=os.environ.get("POD_NAMESPACE"),
+                    operator_service_account=os.environ.get("POD_SERVICE_ACCOUNT"),
+                ),
             ),
             backend="asyncio",
         )

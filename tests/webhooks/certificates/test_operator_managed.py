@@ -243,6 +243,23 @@ async def test_a_missing_secret_is_created_and_its_ca_injected_where_labelled() 
     assert listed.params["labelSelector"] == f"{OPERATOR_NAMESPACE_LABEL}={NAMESPACE}"
 
 
+async def test_ca_listeners_hear_the_first_ca_and_each_change_only() -> None:
+    api = FakeApiServer()
+    source = certificates()
+    heard: list[bytes | None] = []
+    source.add_ca_listener(lambda: heard.append(source.ca_bundle_pem))
+    assert source.ca_bundle_pem is None
+
+    first = await source.ensure(RestClient(api))
+    await source.ensure(RestClient(api))
+    assert heard == [first.ca_bundle_pem], "a pass that keeps the CA is not a change"
+
+    api.secrets.clear()  # a new CA (the Secret deleted): the conversion webhook's CRDs need it
+    second = await source.ensure(RestClient(api))
+    assert second.ca_bundle_pem != first.ca_bundle_pem
+    assert heard == [first.ca_bundle_pem, second.ca_bundle_pem]
+
+
 async def test_good_certificates_and_bundles_are_left_alone() -> None:
     existing = generated()
     api = FakeApiServer()

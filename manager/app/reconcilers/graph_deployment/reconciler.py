@@ -35,6 +35,7 @@ from dynamo_operator.builders import (
     BuildError,
     build_component_deployments,
     build_persistent_volume_claims,
+    build_scaling_adapters,
 )
 from dynamo_operator.builders.service_account import build_planner_access
 from dynamo_operator.image_build import ImageBuildError, expand_service_pvcs
@@ -49,6 +50,7 @@ from dynamo_operator.status import (
 )
 from dynamo_operator.validation import validate_create
 from manager.app.reconcilers.graph_deployment.artifact_step import ArtifactStep
+from manager.app.reconcilers.graph_deployment.scaling_adapters import sync_scaling_adapters
 from manager.runtime.cache import CacheReader
 from manager.runtime.client import AlreadyExists, BadRequest, Client, Invalid, NotFound
 from manager.runtime.controller import Request, Result
@@ -125,6 +127,10 @@ class GraphDeploymentReconciler:
             if changes.namespace_terminating:
                 return None  # the graph goes with its namespace
             await self._ensure_shared(model, request.namespace, changes)
+            adapters = build_scaling_adapters(model, context)
+            await sync_scaling_adapters(self._client, self._reader, dgd, adapters, changes)
+            if changes.namespace_terminating:
+                return None
             changes.created.extend(await self._create_claims(model, context))
         except (BuildError, Invalid, BadRequest) as error:
             await self._report(dgd, failure=StatusFailure.reconcile_error(str(error)))

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from manager.app.deps import Deps
-from manager.app.kinds import COMPONENT, DYNAMO_COMPONENT, GRAPH
+from manager.app.kinds import COMPONENT, DYNAMO_COMPONENT, GRAPH, SCALING_ADAPTER
 from manager.app.metrics import ResourceCounter
 from manager.app.predicates import spec_or_metadata_changed
 from manager.app.reconcilers.graph_deployment.artifact_step import ArtifactStep
@@ -22,6 +22,7 @@ from manager.runtime.controller import Controller, Request
 from manager.runtime.handler import enqueue_for_owner
 from manager.runtime.kinds import PERSISTENT_VOLUME_CLAIM
 from manager.runtime.manager import Manager
+from manager.runtime.predicate import Funcs
 
 __all__ = ["graphs_naming_claim", "setup"]
 
@@ -51,6 +52,8 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         .named("dynamographdeployment")
         .for_(GRAPH, spec_or_metadata_changed())
         .owns(COMPONENT)
+        # An adapter matters to its graph when it appears or goes (made again), not when scaled.
+        .owns(SCALING_ADAPTER, Funcs(on_update=lambda _old, _new: False))
         .watches(PERSISTENT_VOLUME_CLAIM, graphs_naming_claim)
         # Every owner: the graphs naming one artifact share its DynamoComponent.
         .watches(DYNAMO_COMPONENT, enqueue_for_owner(GRAPH, only_controller=False))

@@ -28,5 +28,6 @@ def test_prints_every_crd_as_one_yaml_stream(capsys: pytest.CaptureFixture[str])
         "dynamocomponentdeployments.nvidia.com",
         "dynamomodels.nvidia.com",
         "dynamocomponents.nvidia.com",
+        "dynamographdeploymentscalingadapters.nvidia.com",
         "dynamoworkermetadatas.nvidia.com",
     ]

@@ -10,7 +10,7 @@ import pytest
 from manager.app.cli import build_parser
 from manager.app.commands.operator import Operator
 from manager.app.commands.run import options_from_arguments
-from manager.app.kinds import COMPONENT, GRAPH, MODEL, OPTIONAL_KINDS
+from manager.app.kinds import COMPONENT, GRAPH, MODEL, OPTIONAL_KINDS, SCALING_ADAPTER
 from manager.runtime.cache import Cache, KindOptions
 from manager.runtime.client import RestClient
 from manager.runtime.controller import Controller
@@ -42,11 +42,12 @@ def test_one_controller_per_kind_and_their_cache_options(flags: tuple[str, ...])
         "dynamocomponent",
         "dynamocomponentdeployment",
         "dynamographdeployment",
+        "dynamographdeploymentscalingadapter",
         "dynamomodel",
     ]
     cache = operator.manager.cache
     assert isinstance(cache, Cache)
-    for kind in (GRAPH, COMPONENT, MODEL, POD, PERSISTENT_VOLUME_CLAIM):
+    for kind in (GRAPH, COMPONENT, MODEL, SCALING_ADAPTER, POD, PERSISTENT_VOLUME_CLAIM):
         assert cache.find_informer(kind) is not None
     assert (cache.options(POD) or KindOptions()).label_selector == "nvidia.com/selector"
     # Only the builder Jobs, never every Job of the cluster.

@@ -255,3 +255,47 @@ def test_a_pull_secret_must_still_be_a_kubernetes_object(
         f"dynamo-operator render: {stream}#2 (Secret/<unnamed>): metadata: must be an object "
         "(got 7)",
     ]
+
+
+CONVERSION = FIXTURES / "conversion"
+TWINS = sorted(
+    path.name.removesuffix(".v1beta1.yaml") for path in CONVERSION.glob("*.v1beta1.yaml")
+)
+
+
+@pytest.mark.parametrize("twin", TWINS)
+def test_a_v1beta1_document_renders_the_children_of_its_v1alpha1_twin(
+    capsys: pytest.CaptureFixture[str], twin: str
+) -> None:
+    beta = run(capsys, "-f", str(CONVERSION / f"{twin}.v1beta1.yaml"))
+    alpha = run(capsys, "-f", str(CONVERSION / f"{twin}.v1alpha1.yaml"))
+
+    assert beta[0] == 0
+    assert objects_of(beta[1])
+    assert beta == alpha
+
+
+def test_a_bundle_mixing_both_versions_renders_every_graph(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bundle = tmp_path / "bundle.yaml"
+    bundle.write_text(
+        (CONVERSION / "mocker-agg.v1beta1.yaml").read_text()
+        + "---\n"
+        + (GRAPHS / "disagg.yaml").read_text()
+    )
+
+    code, out, _ = run(capsys, "-f", str(bundle))
+
+    assert code == 0
+    graphs = {
+        obj["metadata"]["labels"].get("nvidia.com/dynamo-graph-deployment-name")
+        for obj in objects_of(out)
+        if obj["kind"] == "DynamoComponentDeployment"
+    }
+    assert graphs == {"disagg", load_name(CONVERSION / "mocker-agg.v1beta1.yaml")}
+
+
+def load_name(path: Path) -> str:
+    name: str = yaml.safe_load(path.read_text())["metadata"]["name"]
+    return name

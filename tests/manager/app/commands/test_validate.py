@@ -273,3 +273,53 @@ def test_a_file_without_any_dynamo_document_is_bad_input(
         f"dynamo-operator validate: {path}: no Dynamo document (DynamoGraphDeployment, "
         "DynamoComponentDeployment, DynamoModel) among its 1 document(s)",
     ]
+
+
+CONVERSION = FIXTURES / "conversion"
+
+
+def test_a_bundle_mixing_both_versions_is_checked_each_at_its_own_version(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    invalid_beta = (
+        "apiVersion: nvidia.com/v1beta1\nkind: DynamoGraphDeployment\nmetadata: {name: beta}\n"
+        "spec:\n  components:\n"
+        "  - name: Frontend\n    podTemplate: {spec: {containers: [{name: main, image: i}]}}\n"
+        "  - name: frontend\n    podTemplate: {spec: {containers: [{name: sidecar, image: i}]}}\n"
+    )
+    bundle = tmp_path / "bundle.yaml"
+    bundle.write_text(
+        (CONVERSION / "vllm-agg.v1alpha1.yaml").read_text()
+        + "---\n"
+        + (CONVERSION / "vllm-agg.v1beta1.yaml").read_text()
+        + "---\n"
+        + invalid_beta
+    )
+
+    code, out, err = run(capsys, "-f", str(bundle))
+
+    assert (code, err) == (1, "")
+    assert out.splitlines() == [
+        f"{bundle}#1 (DynamoGraphDeployment/chat-agg): valid",
+        f"{bundle}#2 (DynamoGraphDeployment/chat-agg): valid",
+        f"{bundle}#3 (DynamoGraphDeployment/beta): invalid",
+        "  error: spec.components[1].name: duplicate component name 'frontend': "
+        "spec.components[0] is 'Frontend' (component names are compared ignoring case)",
+        "  error: spec.components[1].podTemplate.spec.containers: must have a container named "
+        "main with an image",
+    ]
+
+
+def test_a_v1beta1_document_that_does_not_parse_is_bad_input_at_its_v1beta1_field(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "beta.yaml"
+    path.write_text(
+        "apiVersion: nvidia.com/v1beta1\nkind: DynamoComponentDeployment\nmetadata: {name: c}\n"
+        "spec: {name: worker, replicas: two}\n"
+    )
+
+    code, _, err = run(capsys, "-f", str(path))
+
+    assert code == 2
+    assert f"{path}#1 (DynamoComponentDeployment/c): spec.replicas: " in err

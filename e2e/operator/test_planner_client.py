@@ -1,0 +1,104 @@
+"""Dynamo's own planner client (``ai-dynamo==1.6.1``, its ``KubernetesAPI``, unchanged) drives a
+graph the operator runs: it finds and reads the graph at v1beta1, judges it ready and stable from
+its status, and scales one component through its scaling adapter's ``scale`` subresource and
+another, which has none, through its JSON-patch fallback; the operator follows both ways.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from e2e.support.graphs import IMAGE, World
+from e2e.support.kinds import GRAPH_BETA
+from e2e.support.planner.client import PlannerClient
+from e2e.support.polling import eventually
+from manager.runtime.kinds import DEPLOYMENT
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+GRAPH = "planned"
+
+
+def planned_graph() -> dict[str, Any]:
+    """Upstream's v1beta1 disagg-planner example in shape, without the planner pod itself: the
+    planner's client runs here, outside the cluster. The decode worker has a scaling adapter
+    (what the planner scales through); prefill has none (its fallback)."""
+
+    def component(name: str, kind: str, **extra: Any) -> dict[str, Any]:
+        main = {"name": "main", "image": IMAGE, "command": ["python3", "-m", "dynamo.vllm"]}
+        return {
+            "name": name,
+            "type": kind,
+            "replicas": 1,
+            "podTemplate": {"spec": {"containers": [main]}},
+            **extra,
+        }
+
+    return {
+        "apiVersion": GRAPH_BETA.api_version,
+        "kind": GRAPH_BETA.kind,
+        "metadata": {"name": GRAPH},
+        "spec": {
+            "backendFramework": "vllm",
+            "components": [
+                component("Frontend", "frontend"),
+                component("VllmDecodeWorker", "decode", scalingAdapter={}),
+                component("VllmPrefillWorker", "prefill"),
+            ],
+        },
+    }
+
+
+async def _in_thread(call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    return await anyio.to_thread.run_sync(call)
+
+
+async def _deployment_replicas(world: World, name: str, replicas: int) -> None:
+    async def scaled() -> bool:
+        deployment = await world.get(DEPLOYMENT, name)
+        return deployment is not None and deployment["spec"]["replicas"] == replicas
+
+    await eventually(f"Deployment {name} at {replicas} replicas", scaled)
+
+
+async def test_the_planner_reads_the_graph_and_scales_it_both_ways(
+    world: World, kubeconfig: Path
+) -> None:
+    await world.create(GRAPH_BETA, planned_graph())
+    await world.converged(GRAPH)
+    planner = await anyio.to_thread.run_sync(PlannerClient, kubeconfig, world.namespace)
+    workers = ("VllmDecodeWorker", "VllmPrefillWorker")
+
+    status = await _in_thread(lambda: planner.status(GRAPH, *workers))
+    assert status["listed"] == [GRAPH]
+    assert status["ready"] is True
+    assert status["generation_observed"] is True
+    assert status["rolling_update_blocking"] is False
+    assert status["components"] == {name: [1, True] for name in workers}, "1 serving, stable"
+
+    # Through the adapter (planned-vllmdecodeworker), then the fallback (no adapter for prefill).
+    assert (await _in_thread(lambda: planner.scale(GRAPH, "VllmDecodeWorker", 3)))["target"] == 3
+    assert (await _in_thread(lambda: planner.scale(GRAPH, "VllmPrefillWorker", 2)))["target"] == 2
+    await _deployment_replicas(world, f"{GRAPH}-vllmdecodeworker", 3)
+    await _deployment_replicas(world, f"{GRAPH}-vllmprefillworker", 2)
+    await _in_thread(lambda: planner.wait_ready(GRAPH))
+    status = await _in_thread(lambda: planner.status(GRAPH, *workers))
+    assert status["components"] == {"VllmDecodeWorker": [3, True], "VllmPrefillWorker": [2, True]}
+    assert status["targets"] == {"VllmDecodeWorker": 3, "VllmPrefillWorker": 2}
+    assert status["ready"] is True
+
+    # And back down, the same two ways.
+    await _in_thread(lambda: planner.scale(GRAPH, "VllmDecodeWorker", 1))
+    await _in_thread(lambda: planner.scale(GRAPH, "VllmPrefillWorker", 1))
+    await _deployment_replicas(world, f"{GRAPH}-vllmdecodeworker", 1)
+    await _deployment_replicas(world, f"{GRAPH}-vllmprefillworker", 1)
+    await _in_thread(lambda: planner.wait_ready(GRAPH))
+    status = await _in_thread(lambda: planner.status(GRAPH, *workers))
+    assert status["components"] == {name: [1, True] for name in workers}
+    stored = (await world.graph(GRAPH))["spec"]["services"]
+    assert {name: stored[name]["replicas"] for name in workers} == dict.fromkeys(workers, 1)
