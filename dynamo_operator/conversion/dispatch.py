@@ -93,8 +93,11 @@ def convert(obj: Mapping[str, Any], api_version: str) -> dict[str, Any]:
         raise ConversionError("", "object too deeply nested to convert") from error
     result: JsonDict = {"apiVersion": api_version, "kind": source["kind"]}
     if "metadata" in source:
-        result["metadata"] = _metadata(metadata, codec.annotation, carried, residue)
+        restored = _metadata(metadata, codec.annotation, carried, residue)
+        if restored or not carried.no_metadata:
+            result["metadata"] = restored
     elif codec.annotation is not None and not residue.is_empty():
+        residue = Residue(residue.hints, residue.ops, no_metadata=True)
         result["metadata"] = {"annotations": {codec.annotation: encode_residue(residue)}}
     result.update(converted)
     return result
@@ -135,9 +138,13 @@ def _metadata(metadata: JsonDict, key: str | None, carried: Residue, residue: Re
     if not residue.is_empty():
         if annotations == {}:
             residue = Residue(residue.hints, residue.ops, empty_annotations=True)
+        elif annotations is None and "annotations" in metadata:
+            residue = Residue(residue.hints, residue.ops, null_annotations=True)
         kept[key] = encode_residue(residue)
     if kept or (annotations is not None and not had_key) or (had_key and carried.empty_annotations):
         result["annotations"] = kept
+    elif had_key and carried.null_annotations:
+        result["annotations"] = None
     elif annotations is not None:  # only ours, consumed; an explicit null stays as it came
         result.pop("annotations", None)
     return result

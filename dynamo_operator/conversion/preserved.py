@@ -13,7 +13,8 @@ Stored in one annotation of the converted object (``nvidia.com/dgd-spec`` for a 
 - ``p``: a patch (``patch.py``) from the object rebuilt from this one to the original: the data
   this version cannot express (v1alpha1 ``ingress``, ``pvcs``; v1beta1 pod-template metadata, the
   order of containers...), each op guarded by the fields it derives from.
-- ``e``: the original had an empty ``metadata.annotations`` map.
+- ``e``: the original had an empty ``metadata.annotations`` map (1), an explicit null (2), or no
+  ``metadata`` at all (3).
 
 An ordinary object needs no residue and gets no annotation. A value under these keys that is not
 such a document (set by hand, truncated) is consumed and ignored: best effort, never an error.
@@ -39,9 +40,12 @@ class Residue:
     hints: JsonDict = field(default_factory=dict)
     ops: list[Any] = field(default_factory=list)
     empty_annotations: bool = False
+    null_annotations: bool = False
+    no_metadata: bool = False
 
     def is_empty(self) -> bool:
-        return not (self.hints or self.ops or self.empty_annotations)
+        flags = self.empty_annotations or self.null_annotations or self.no_metadata
+        return not (self.hints or self.ops or flags)
 
 
 def encode_residue(residue: Residue) -> str:
@@ -52,6 +56,10 @@ def encode_residue(residue: Residue) -> str:
         document["p"] = residue.ops
     if residue.empty_annotations:
         document["e"] = 1
+    elif residue.null_annotations:
+        document["e"] = 2
+    elif residue.no_metadata:
+        document["e"] = 3
     return dumps(document)
 
 
@@ -74,4 +82,6 @@ def decode_residue(text: Any) -> Residue:
         hints=hints if isinstance(hints, dict) else {},
         ops=ops if isinstance(ops, list) else [],
         empty_annotations=document.get("e") == 1,
+        null_annotations=document.get("e") == 2,
+        no_metadata=document.get("e") == 3,
     )

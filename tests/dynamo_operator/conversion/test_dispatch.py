@@ -174,3 +174,12 @@ def test_explicitly_null_annotations_come_back_null() -> None:
         "spec": {"services": {}},
     }
     assert convert(convert(obj, BETA), ALPHA) == obj
+
+
+def test_null_annotations_and_no_metadata_come_back_as_they_were_when_a_residue_travels() -> None:
+    # componentType prefill (not worker + subComponentType) needs a residue to come back.
+    spec = {"services": {"p": {"componentType": "prefill", "replicas": 1}}}
+    null = {"apiVersion": ALPHA, "kind": "DynamoGraphDeployment", "metadata": {"annotations": None}}
+    bare = {"apiVersion": ALPHA, "kind": "DynamoGraphDeployment"}
+    for obj in ({**null, "spec": spec}, {**bare, "spec": spec}):
+        assert convert(convert(obj, BETA), ALPHA) == obj
