@@ -108,9 +108,15 @@ def _differs(current: Any, patch: Any) -> bool:
 
 
 class CrdConversionKeeper:
-    """Points ``crd_names`` at ``target`` now, and again whenever one of them changes."""
+    """Points ``crd_names`` at ``target`` now, and again whenever one of them changes.
 
-    needs_leader_election = False
+    In the operator it runs on the leader only (``needs_leader_election``): standbys serve
+    ``/convert`` like the leader, and one writer per cluster is what keeps two operators that
+    disagree (a second cluster-wide install, a process run outside the cluster with webhooks)
+    from re-pointing the CRDs at each other in turn. A manager without leader election runs it
+    at once."""
+
+    needs_leader_election = True
 
     def __init__(
         self, rest: RestClient, target: ConversionTarget, crd_names: Collection[str]

@@ -11,6 +11,7 @@ from dynamo_operator.api.base import (
     Condition,
     EnvVar,
     FreeFormObject,
+    NonNegativeInt32,
     ObjectMeta,
     Quantity,
 )
@@ -24,6 +25,9 @@ from dynamo_operator.api.component_deployment import (
     DynamoComponentDeployment,
     DynamoComponentDeploymentSpec,
     DynamoComponentDeploymentStatus,
+)
+from dynamo_operator.api.conditions import (
+    Conditions,
 )
 from dynamo_operator.api.constants import (
     API_VERSION,
@@ -50,6 +54,7 @@ from dynamo_operator.api.constants import (
     ServiceComponentKind,
 )
 from dynamo_operator.api.graph_deployment import (
+    RFC3339_TIME,
     DynamoGraphDeployment,
     DynamoGraphDeploymentSpec,
     DynamoGraphDeploymentStatus,
@@ -64,8 +69,16 @@ from dynamo_operator.api.model import (
     ModelEndpoint,
     ModelSource,
 )
+from dynamo_operator.api.scaling_adapter import (
+    BetaDgdRef,
+    BetaDynamoGraphDeploymentScalingAdapter,
+    BetaScalingAdapterSpec,
+    DynamoGraphDeploymentScalingAdapter,
+    ScalingAdapterStatus,
+)
 from dynamo_operator.api.service_pvc import ServicePVC
 from dynamo_operator.api.shared_spec import (
+    LIST_MAP_BY_NAME,
     PVC,
     Autoscaling,
     DynamoComponentDeploymentSharedSpec,
@@ -97,20 +110,26 @@ __all__ = [
     "KIND_MODEL",
     "KIND_SCALING_ADAPTER",
     "KIND_WORKER_METADATA",
+    "LIST_MAP_BY_NAME",
     "MAX_COMPONENTS",
     "MAX_PVCS",
     "MAX_SERVICES",
     "PVC",
     "QUANTITY_PATTERN",
+    "RFC3339_TIME",
     "VERSION",
     "WORKER_LIKE_COMPONENT_TYPES",
     "ApiModel",
     "Autoscaling",
     "BackendFramework",
     "BetaComponentType",
+    "BetaDgdRef",
+    "BetaDynamoGraphDeploymentScalingAdapter",
+    "BetaScalingAdapterSpec",
     "ComponentType",
     "Condition",
     "ConditionStatus",
+    "Conditions",
     "DynamoComponent",
     "DynamoComponentDeployment",
     "DynamoComponentDeploymentSharedSpec",
@@ -119,6 +138,7 @@ __all__ = [
     "DynamoComponentSpec",
     "DynamoComponentStatus",
     "DynamoGraphDeployment",
+    "DynamoGraphDeploymentScalingAdapter",
     "DynamoGraphDeploymentSpec",
     "DynamoGraphDeploymentStatus",
     "DynamoModel",
@@ -139,6 +159,7 @@ __all__ = [
     "ModelSource",
     "ModelType",
     "MultinodeSpec",
+    "NonNegativeInt32",
     "ObjectMeta",
     "Quantity",
     "ResourceClaim",
@@ -147,6 +168,7 @@ __all__ = [
     "RollingUpdatePhase",
     "RollingUpdateStatus",
     "ScalingAdapter",
+    "ScalingAdapterStatus",
     "ServiceComponentKind",
     "ServicePVC",
     "ServiceReplicaStatus",

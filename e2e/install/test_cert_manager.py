@@ -147,6 +147,7 @@ def test_cert_manager_issues_injects_and_renews_what_the_operator_serves(
             kubeconfig,
             tmp_path,
             "--enable-webhooks",
+            "--manage-crd-conversion=false",  # the session's conversion webhook stays
             f"--webhook-port={port}",
             f"--webhook-cert-path={volume}",
             name="cert-manager-mode",
@@ -297,6 +298,7 @@ def test_operator_managed_mode_beside_cert_manager_takes_nothing_over(
             kubeconfig,
             tmp_path,
             "--enable-webhooks",
+            "--manage-crd-conversion=false",  # the session's conversion webhook stays
             f"--webhook-port={port}",
             name="operator-managed-beside-cert-manager",
             env={"POD_NAMESPACE": namespace},

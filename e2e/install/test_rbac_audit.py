@@ -51,7 +51,7 @@ from e2e.support.kinds import LEADER_WORKER_SET, MODEL, POD_GROUP, RBAC_KINDS, V
 from e2e.support.metrics_access import scrape
 from e2e.support.operator_process import OperatorProcess, start_operator
 from e2e.support.polling import eventually
-from manager.app.kinds import COMPONENT, DYNAMO_COMPONENT, GRAPH
+from manager.app.kinds import COMPONENT, DYNAMO_COMPONENT, GRAPH, SCALING_ADAPTER
 from manager.runtime import (
     DEPLOYMENT,
     HORIZONTAL_POD_AUTOSCALER,
@@ -657,7 +657,40 @@ async def drive(world: World, store: ApiStore, *, cluster_wide: bool) -> None:
     await eventually("the solo Deployment", lambda: deployment_of_solo(True), within=60)
     await world.patch(COMPONENT, "solo", {"spec": {"multinode": {"nodeCount": 2}}})
     await eventually("the solo Deployment deleted", lambda: deployment_of_solo(False), within=60)
+    await drive_scaling_adapter(world)
     await drive_built_artifacts(world, store)
+
+
+async def drive_scaling_adapter(world: World) -> None:
+    """A service with a scaling adapter: the adapter created, scaled (its value written into the
+    graph, its status), then deleted with the flag."""
+    graph = every_child_graph("adapted")
+    del graph["spec"]["pvcs"]
+    graph["spec"]["services"] = {"Worker": graph["spec"]["services"]["Decode"]}
+    graph["spec"]["services"]["Worker"].pop("multinode", None)
+    graph["spec"]["services"]["Worker"]["scalingAdapter"] = {"enabled": True}
+    await world.create(GRAPH, graph)
+    await exists(world, SCALING_ADAPTER, 1)
+    await world.rest.merge_patch(
+        SCALING_ADAPTER,
+        world.namespace,
+        "adapted-worker",
+        {"spec": {"replicas": 3}},  # seeded with the service's 2
+        field_manager="e2e",
+        subresource="scale",
+    )
+
+    async def scaled() -> bool:
+        live = await world.graph("adapted")
+        adapter = await world.get(SCALING_ADAPTER, "adapted-worker") or {}
+        replicas = (adapter.get("status") or {}).get("replicas")
+        return live["spec"]["services"]["Worker"].get("replicas") == 3 and replicas == 3
+
+    await eventually("the adapter's replicas in the graph and its status", scaled, within=60)
+    await world.patch(
+        GRAPH, "adapted", {"spec": {"services": {"Worker": {"scalingAdapter": None}}}}
+    )
+    await gone(world, SCALING_ADAPTER, 0)
 
 
 async def scraped(

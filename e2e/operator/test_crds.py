@@ -55,6 +55,7 @@ def test_crds_are_established_with_their_short_names(installed_crds: list[Any]) 
         "DynamoModel": ["dm"],
         "DynamoComponent": ["dc"],
         "DynamoWorkerMetadata": ["dwm"],
+        "DynamoGraphDeploymentScalingAdapter": ["dgdsa"],
     }
 
 

@@ -156,6 +156,7 @@ async def test_every_dashboard_query_returns_series_from_a_running_operator(
             "--leader-elect",
             f"--leader-election-id=dashboard-{namespace}",
             "--enable-webhooks",
+            "--manage-crd-conversion=false",  # the session's conversion webhook stays
             f"--webhook-port={webhook_port}",
             f"--webhook-cert-dir={cert_dir}",
             name="dashboard",
