@@ -42,10 +42,15 @@ import pytest
 import yaml
 
 from e2e.localcluster import ControlPlane, LocalCluster, ensure_binaries
-from e2e.support.conversion import ConversionServer
+from e2e.support.conversion import (
+    ConversionServer,
+    InClusterConversionServer,
+    conversion_configured,
+)
 from e2e.support.crds import install_crds
 from e2e.support.graphs import World
 from e2e.support.namespaces import scratch_namespace
+from e2e.support.operator_image import IMAGE
 from e2e.support.operator_process import OperatorProcess, running_operator
 from manager.runtime.client import RestClient
 
@@ -141,11 +146,20 @@ async def api(kubeconfig: Path) -> AsyncIterator[Any]:
 def conversion_server(
     control_plane: ControlPlane, kr8s_api: kr8s.Api, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ConversionServer | None]:
-    """The conversion webhook the CRDs' two versions need, on the local control plane (on an
-    external cluster the operator the chart installed serves it: None)."""
+    """The conversion webhook the CRDs' two versions need: on the local control plane a process
+    on 127.0.0.1 (yielded, a test may stop and start it); on an external cluster None."""
     install_crds(kr8s_api)
     if control_plane.local is None:
-        yield None
+        # An external cluster (kind before the charts): served in the cluster, unless an
+        # operator installed there already configures it (its CA is in the CRDs).
+        in_cluster = None if conversion_configured(kr8s_api) else InClusterConversionServer(IMAGE)
+        if in_cluster is not None:
+            in_cluster.start(kr8s_api)
+        try:
+            yield None
+        finally:
+            if in_cluster is not None:
+                in_cluster.stop(kr8s_api)
         return
     server = ConversionServer(control_plane.kubeconfig, tmp_path_factory.mktemp("conversion"))
     server.start(kr8s_api)

@@ -17,6 +17,7 @@ if _TYPE_CHECKING:
     from webhooks.crd_conversion import (
         ConversionTarget,
         CrdConversionKeeper,
+        conversion_patch,
         convertible_crd_names,
     )
     from webhooks.endpoints import DEFAULT_PORT, ENDPOINTS, WebhookEndpoint
@@ -56,6 +57,7 @@ __all__ = [
     "WebhookServer",
     "build_app",
     "build_validating_webhook_configuration",
+    "conversion_patch",
     "convertible_crd_names",
     "serve_standalone",
 ]

@@ -8,7 +8,11 @@ from webhooks.certificates.operator_managed import (
     SECRET_NAME,
     OperatorManagedCertificates,
 )
-from webhooks.certificates.rotation import CertificatePolicy, ManagedCertificates
+from webhooks.certificates.rotation import (
+    CertificatePolicy,
+    ManagedCertificates,
+    plan_certificates,
+)
 from webhooks.certificates.self_signed import SelfSignedCertificates
 
 __all__ = [
@@ -18,4 +22,5 @@ __all__ = [
     "ManagedCertificates",
     "OperatorManagedCertificates",
     "SelfSignedCertificates",
+    "plan_certificates",
 ]
