@@ -70,15 +70,7 @@ def parse_review(body: bytes) -> AdmissionRequest:
     Raises UnanswerableReviewError when no uid can be echoed, MalformedReviewError (carrying the
     uid) when the request can be answered with a denial.
     """
-    if len(body) > MAX_BODY_BYTES:
-        raise UnanswerableReviewError(
-            f"request body of {len(body)} bytes exceeds the limit of {MAX_BODY_BYTES} bytes"
-        )
-    try:
-        review = orjson.loads(body)
-    except orjson.JSONDecodeError as error:
-        raise UnanswerableReviewError(f"request body is not valid JSON: {error}") from None
-    request = _unwrap_review(review)
+    request = unwrap_review(body, ADMISSION_KIND, ADMISSION_API_VERSION)
     try:
         return AdmissionRequest.model_validate(request)
     except ValidationError as error:
@@ -89,23 +81,33 @@ def parse_review(body: bytes) -> AdmissionRequest:
         ) from None
 
 
-def _unwrap_review(review: Any) -> dict[str, Any]:
+def unwrap_review(body: bytes, kind: str, api_version: str) -> dict[str, Any]:
+    """The ``request`` of a review body of ``kind`` at ``api_version`` (an AdmissionReview, a
+    ConversionReview), with a non-empty ``uid``; UnanswerableReviewError for anything less:
+    there is nothing to echo an answer to."""
+    if len(body) > MAX_BODY_BYTES:
+        raise UnanswerableReviewError(
+            f"request body of {len(body)} bytes exceeds the limit of {MAX_BODY_BYTES} bytes"
+        )
+    try:
+        review = orjson.loads(body)
+    except orjson.JSONDecodeError as error:
+        raise UnanswerableReviewError(f"request body is not valid JSON: {error}") from None
     if not isinstance(review, dict):
         raise UnanswerableReviewError("request body is not a JSON object")
-    api_version, kind = review.get("apiVersion"), review.get("kind")
-    if kind != ADMISSION_KIND:
-        raise UnanswerableReviewError(f"expected kind {ADMISSION_KIND}, got {describe(kind)}")
-    if api_version != ADMISSION_API_VERSION:
+    if review.get("kind") != kind:
+        raise UnanswerableReviewError(f"expected kind {kind}, got {describe(review.get('kind'))}")
+    if review.get("apiVersion") != api_version:
         raise UnanswerableReviewError(
-            f"unsupported AdmissionReview apiVersion {describe(api_version)}; "
-            f"only {ADMISSION_API_VERSION} is served"
+            f"unsupported {kind} apiVersion {describe(review.get('apiVersion'))}; "
+            f"only {api_version} is served"
         )
     request = review.get("request")
     if not isinstance(request, dict):
-        raise UnanswerableReviewError("AdmissionReview has no request object")
+        raise UnanswerableReviewError(f"{kind} has no request object")
     uid = request.get("uid")
     if not isinstance(uid, str) or not uid:
-        raise UnanswerableReviewError("AdmissionReview request has no uid")
+        raise UnanswerableReviewError(f"{kind} request has no uid")
     return request
 
 

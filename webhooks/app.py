@@ -1,4 +1,5 @@
-"""The aiohttp application: one POST route per endpoint, answering AdmissionReviews.
+"""The aiohttp application: one POST route per endpoint, answering AdmissionReviews, and
+``/convert``, answering the API server's ConversionReviews (``webhooks/conversion.py``).
 
 Every route answers within the request, whatever the body: HTTP 400 with a plain-text reason when
 the body cannot be answered as a review (not JSON, too large, a compressed body that does not
@@ -57,20 +58,14 @@ BODY_TIMEOUT_SECONDS = 10.0
 _MAX_LOGGED_TRACEBACK = 4000  # characters: the last frames and the error, never a novel
 
 
-class AdmissionRoute:
-    """The request handler of one endpoint, with its metrics."""
+class _MeasuredRoute:
+    """A route's request handler with controller-runtime's webhook metrics (in flight, latency,
+    requests by HTTP code), labelled by its path; subclasses answer in ``_respond``."""
 
-    def __init__(
-        self,
-        endpoint: WebhookEndpoint,
-        validator: ResourceValidator,
-        replica_writers: ReplicaWriters = PLANNERS_ONLY,
-    ) -> None:
-        self._endpoint = endpoint
-        self._validator = validator
-        self._replica_writers = replica_writers
-        self._in_flight = IN_FLIGHT.labels(endpoint.path)
-        self._latency = LATENCY_SECONDS.labels(endpoint.path)
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._in_flight = IN_FLIGHT.labels(path)
+        self._latency = LATENCY_SECONDS.labels(path)
 
     async def handle(self, http_request: web.Request) -> web.Response:
         started = time.perf_counter()
@@ -79,9 +74,27 @@ class AdmissionRoute:
             response = await self._respond(http_request)
         finally:
             self._in_flight.dec()
-        REQUESTS_TOTAL.labels(self._endpoint.path, str(response.status)).inc()
+        REQUESTS_TOTAL.labels(self._path, str(response.status)).inc()
         self._latency.observe(time.perf_counter() - started)
         return response
+
+    async def _respond(self, http_request: web.Request) -> web.Response:
+        raise NotImplementedError
+
+
+class AdmissionRoute(_MeasuredRoute):
+    """The request handler of one endpoint, with its metrics."""
+
+    def __init__(
+        self,
+        endpoint: WebhookEndpoint,
+        validator: ResourceValidator,
+        replica_writers: ReplicaWriters = PLANNERS_ONLY,
+    ) -> None:
+        super().__init__(endpoint.path)
+        self._endpoint = endpoint
+        self._validator = validator
+        self._replica_writers = replica_writers
 
     async def _respond(self, http_request: web.Request) -> web.Response:
         try:
@@ -136,23 +149,11 @@ class AdmissionRoute:
         return response
 
 
-class ConversionRoute:
+class ConversionRoute(_MeasuredRoute):
     """``/convert``: ConversionReviews, with the same metrics and body rules as admission."""
 
     def __init__(self) -> None:
-        self._in_flight = IN_FLIGHT.labels(CONVERT_PATH)
-        self._latency = LATENCY_SECONDS.labels(CONVERT_PATH)
-
-    async def handle(self, http_request: web.Request) -> web.Response:
-        started = time.perf_counter()
-        self._in_flight.inc()
-        try:
-            response = await self._respond(http_request)
-        finally:
-            self._in_flight.dec()
-        REQUESTS_TOTAL.labels(CONVERT_PATH, str(response.status)).inc()
-        self._latency.observe(time.perf_counter() - started)
-        return response
+        super().__init__(CONVERT_PATH)
 
     async def _respond(self, http_request: web.Request) -> web.Response:
         try:

@@ -17,11 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from dynamo_operator.conversion import ConversionError, convert
-from dynamo_operator.validation import describe
-from webhooks.errors import UnanswerableReviewError
+from webhooks.admission import unwrap_review
 
 CONVERSION_API_VERSION = "apiextensions.k8s.io/v1"
 CONVERSION_KIND = "ConversionReview"
@@ -37,27 +34,10 @@ class ConversionRequest:
 
 def parse_conversion_review(body: bytes) -> ConversionRequest:
     """The review's request; UnanswerableReviewError when there is no uid to answer."""
-    try:
-        review = orjson.loads(body)
-    except orjson.JSONDecodeError as error:
-        raise UnanswerableReviewError(f"request body is not valid JSON: {error}") from None
-    if not isinstance(review, dict):
-        raise UnanswerableReviewError("request body is not a JSON object")
-    kind, api_version = review.get("kind"), review.get("apiVersion")
-    if kind != CONVERSION_KIND:
-        raise UnanswerableReviewError(f"expected kind {CONVERSION_KIND}, got {describe(kind)}")
-    if api_version != CONVERSION_API_VERSION:
-        raise UnanswerableReviewError(
-            f"unsupported ConversionReview apiVersion {describe(api_version)}; "
-            f"only {CONVERSION_API_VERSION} is served"
-        )
-    request = review.get("request")
-    if not isinstance(request, dict):
-        raise UnanswerableReviewError("ConversionReview has no request object")
-    uid = request.get("uid")
-    if not isinstance(uid, str) or not uid:
-        raise UnanswerableReviewError("ConversionReview request has no uid")
-    return ConversionRequest(uid, request.get("desiredAPIVersion"), request.get("objects"))
+    request = unwrap_review(body, CONVERSION_KIND, CONVERSION_API_VERSION)
+    return ConversionRequest(
+        request["uid"], request.get("desiredAPIVersion"), request.get("objects")
+    )
 
 
 def answer_conversion(request: ConversionRequest) -> dict[str, Any]:
