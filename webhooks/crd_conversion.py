@@ -5,7 +5,9 @@ chart installs it (before any operator exists) with the default Service and no C
 that serves ``/convert`` points it at itself: in cluster, the webhook Service of its release and
 either the CA it manages (operator-managed certificates) or cert-manager's cainjector
 (``cert-manager.io/inject-ca-from``: the cainjector then fills ``caBundle`` and renews it); out of
-cluster (``dynamo-operator webhook-server --configure-crd-conversion``), its URL and CA.
+cluster (``dynamo-operator webhook-server --configure-crd-conversion``), its URL and CA. A CRD
+annotated for the cainjector keeps the CA the cainjector gives it, whatever the mode, as the
+operator-managed certificates leave an annotated webhook configuration to it.
 
 It watches the CRDs, so a CRD installed or reset later (``helm upgrade`` of the CRD chart, a
 ``kubectl apply`` of the generated files) is repaired at once. Only the fields it owns are
@@ -83,6 +85,11 @@ def conversion_patch(crd: Mapping[str, Any], target: ConversionTarget) -> dict[s
     annotations: dict[str, str | None] = {}
     if target.cert_manager_certificate is not None:
         annotations[CERT_MANAGER_INJECT_CA_FROM] = target.cert_manager_certificate
+        if _owns_ca_bundle(crd):
+            # Ours from operator-managed days: dropped, so the cainjector's is the only one.
+            client_config["caBundle"] = None
+    elif _left_to_cainjector(crd):
+        pass  # as for webhook configurations: an annotated object's CA is the cainjector's
     elif (ca := target.ca_bundle()) is not None:
         client_config["caBundle"] = base64.b64encode(ca).decode()
     webhook = {"conversionReviewVersions": ["v1"], "clientConfig": client_config}
@@ -90,6 +97,24 @@ def conversion_patch(crd: Mapping[str, Any], target: ConversionTarget) -> dict[s
     if annotations:
         wanted["metadata"] = {"annotations": annotations}
     return wanted if _differs(crd, wanted) else None
+
+
+def _owns_ca_bundle(crd: Mapping[str, Any]) -> bool:
+    """Whether this keeper's field manager wrote the CRD's caBundle."""
+    for entry in (crd.get("metadata") or {}).get("managedFields") or ():
+        if not isinstance(entry, Mapping) or entry.get("manager") != FIELD_MANAGER:
+            continue
+        fields: Any = entry.get("fieldsV1") or {}
+        for step in ("f:spec", "f:conversion", "f:webhook", "f:clientConfig"):
+            fields = fields.get(step) if isinstance(fields, Mapping) else None
+        if isinstance(fields, Mapping) and "f:caBundle" in fields:
+            return True
+    return False
+
+
+def _left_to_cainjector(crd: Mapping[str, Any]) -> bool:
+    annotations = (crd.get("metadata") or {}).get("annotations") or {}
+    return CERT_MANAGER_INJECT_CA_FROM in annotations
 
 
 def _differs(current: Any, patch: Any) -> bool:

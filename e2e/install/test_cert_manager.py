@@ -42,8 +42,11 @@ from e2e.support.cert_manager import (
     service_dns_names,
     sync_secret_volume,
 )
+from e2e.support.conversion import ConversionServer
+from e2e.support.crds import CustomResourceDefinition
 from e2e.support.operator_process import OperatorProcess, running_operator
 from e2e.support.webhooks import create_rejection, graph, invalid_graph, wait_until_webhook_denies
+from webhooks import convertible_crd_names
 from webhooks.certificates.operator_managed import FIELD_MANAGER
 from webhooks.manifests import UrlTarget, build_validating_webhook_configuration
 
@@ -164,6 +167,73 @@ def test_cert_manager_issues_injects_and_renews_what_the_operator_serves(
         assert FIELD_MANAGER not in managers(secret)
         assert FIELD_MANAGER not in managers(configuration)
         assert ca_bundles(configuration) == {ca_pem}
+
+
+def test_in_cert_manager_mode_the_cainjector_gives_the_crds_conversion_webhook_its_ca(
+    kr8s_api: kr8s.Api,
+    kubeconfig: Path,
+    conversion_server: ConversionServer | None,
+    namespace: str,
+    cert_manager: CertManager,
+    tmp_path: Path,
+) -> None:
+    """The operator as the chart runs it in cert-manager mode (`--conversion-ca-certificate`):
+    it points the two-version CRDs at its Service and annotates them for the cainjector, which
+    fills their caBundle with the serving Certificate's CA. The session's conversion webhook is
+    stopped meanwhile (one writer per cluster) and given its CRDs back afterwards."""
+    assert conversion_server is not None, "needs the local control plane's conversion webhook"
+    port = free_port()
+    certificate = f"{namespace}/{RELEASE}-serving-cert"
+    with installed_as_the_chart_does(kr8s_api, namespace, port, cert_manager) as (secret, _):
+        ca_pem = secret_files(secret)["ca.crt"]
+        volume = tmp_path / "serving-certs"
+        sync_secret_volume(volume, secret_files(secret))
+        conversion_server.stop()
+        try:
+            with running_operator(
+                kubeconfig,
+                tmp_path,
+                "--enable-webhooks",
+                f"--webhook-port={port}",
+                f"--webhook-cert-path={volume}",
+                f"--conversion-ca-certificate={certificate}",
+                name="cert-manager-conversion",
+                env={"POD_NAMESPACE": namespace},
+            ):
+                service = {
+                    "name": "dynamo-operator-webhook-service",
+                    "namespace": namespace,
+                    "path": "/convert",
+                    "port": 443,
+                }
+
+                def configured(name: str) -> tuple[Any, Any, bool]:
+                    crd = CustomResourceDefinition.get(name, api=kr8s_api)
+                    annotations = crd.raw["metadata"].get("annotations") or {}
+                    config = crd.raw["spec"]["conversion"]["webhook"]["clientConfig"]
+                    return (
+                        annotations.get("cert-manager.io/inject-ca-from"),
+                        config.get("service"),
+                        base64.b64decode(config.get("caBundle", "")) == ca_pem,
+                    )
+
+                expected = (certificate, service, True)
+                for name in convertible_crd_names():
+                    last: list[tuple[Any, Any, bool]] = []
+
+                    def done(name: str = name, last: list[Any] = last) -> bool:
+                        last[:] = [configured(name)]
+                        return last[0] == expected
+
+                    with contextlib.suppress(TimeoutError):
+                        wait_for(f"{name} configured", done, timeout=60)
+                    assert last == [expected], f"{name}\n{cert_manager.describe()}"
+        finally:
+            for name in convertible_crd_names():
+                CustomResourceDefinition.get(name, api=kr8s_api).patch(
+                    {"metadata": {"annotations": {"cert-manager.io/inject-ca-from": None}}}
+                )
+            conversion_server.start(kr8s_api)
 
 
 @contextlib.contextmanager

@@ -123,3 +123,29 @@ def test_the_crds_that_need_conversion_are_the_two_version_ones() -> None:
         "dynamocomponentdeployments.nvidia.com",
         "dynamographdeploymentscalingadapters.nvidia.com",
     }
+
+
+def test_a_crd_annotated_for_the_cainjector_keeps_its_ca_in_every_mode() -> None:
+    annotated = _crd(**{CERT_MANAGER_INJECT_CA_FROM: "ops/serving-cert"})
+    patch = conversion_patch(annotated, ConversionTarget.service("s", "n", ca_bundle=lambda: CA))
+    assert patch is not None
+    assert "caBundle" not in patch["spec"]["conversion"]["webhook"]["clientConfig"]
+
+
+def test_cert_manager_mode_drops_a_ca_bundle_the_operator_wrote_before_and_only_that() -> None:
+    ours = {
+        "manager": "dynamo-operator-crd-conversion",
+        "fieldsV1": {
+            "f:spec": {"f:conversion": {"f:webhook": {"f:clientConfig": {"f:caBundle": {}}}}}
+        },
+    }
+    target = ConversionTarget.service("s", "ops", cert_manager_certificate="ops/serving-cert")
+    switched = _crd({"webhook": {"clientConfig": {"caBundle": "b3Vycw=="}}})
+    switched["metadata"]["managedFields"] = [ours]
+    patch = conversion_patch(switched, target)
+    assert patch is not None
+    assert patch["spec"]["conversion"]["webhook"]["clientConfig"]["caBundle"] is None
+    injected = _crd({"webhook": {"clientConfig": {"caBundle": "ZnJvbSBjYWluamVjdG9y"}}})
+    injected["metadata"]["managedFields"] = [{**ours, "manager": "cert-manager-cainjector"}]
+    patch = conversion_patch(injected, target)
+    assert patch is None or "caBundle" not in patch["spec"]["conversion"]["webhook"]["clientConfig"]
