@@ -149,12 +149,15 @@ class CrdConversionKeeper:
         self._rest = rest
         self._target = target
         self._names = frozenset(crd_names)
-        self._ca_changed: anyio.Event | None = None
+        self._watching: anyio.CancelScope | None = None
+        self._ca_is_new = False
 
     def ca_changed(self) -> None:
-        """The CA behind ``target.ca_bundle`` changed: every CRD gets it at once."""
-        if self._ca_changed is not None:
-            self._ca_changed.set()
+        """The CA behind ``target.ca_bundle`` changed: every CRD gets it at once (the watch in
+        progress ends, and the next pass lists every CRD again with the new CA)."""
+        self._ca_is_new = True
+        if self._watching is not None:
+            self._watching.cancel()
 
     async def run(
         self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
@@ -166,11 +169,13 @@ class CrdConversionKeeper:
             try:
                 await self._keep()
             except KubeError as error:
+                # An API server restart breaks the watch (or refuses the list): a pass again
+                # after a backoff, never the end of the process.
                 _log.warning("keeping the CRDs' conversion webhook failed", error=str(error))
                 await backoff.wait()
 
     async def _keep(self) -> None:
-        self._ca_changed = anyio.Event()  # a change from now on is seen by this pass or the next
+        self._ca_is_new = False  # a change from now on ends this pass
         listed, version = await self._rest.list_all(CUSTOM_RESOURCE_DEFINITION, None)
         missing = set(self._names)
         for crd in listed:
@@ -178,23 +183,21 @@ class CrdConversionKeeper:
             await self.ensure(crd)
         if missing:
             _log.info("CRDs not installed yet", crds=sorted(missing))
-        async with anyio.create_task_group() as group:
-            group.start_soon(self._on_ca_change, group.cancel_scope)
-            async with self._rest.watch(
-                CUSTOM_RESOURCE_DEFINITION,
-                None,
-                resource_version=version,
-                timeout_seconds=WATCH_SECONDS,
-            ) as events:
-                async for event in events:
-                    if event.type in ("ADDED", "MODIFIED"):
-                        await self.ensure(event.object)
-            group.cancel_scope.cancel()
-
-    async def _on_ca_change(self, scope: anyio.CancelScope) -> None:
-        assert self._ca_changed is not None
-        await self._ca_changed.wait()
-        scope.cancel()  # the next pass lists every CRD again with the new CA
+        try:
+            with anyio.CancelScope() as self._watching:
+                if self._ca_is_new:
+                    return
+                async with self._rest.watch(
+                    CUSTOM_RESOURCE_DEFINITION,
+                    None,
+                    resource_version=version,
+                    timeout_seconds=WATCH_SECONDS,
+                ) as events:
+                    async for event in events:
+                        if event.type in ("ADDED", "MODIFIED"):
+                            await self.ensure(event.object)
+        finally:
+            self._watching = None
 
     async def ensure(self, crd: Mapping[str, Any]) -> bool:
         """Patch ``crd`` when it is one of ours and does not point at the target; True if

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import base64
-from typing import Any
+import contextlib
+import copy
+from collections.abc import AsyncIterator
+from typing import Any, cast
 
+import anyio
+import pytest
+
+from manager.runtime.client import RestClient, TransportError
 from webhooks.crd_conversion import (
     CERT_MANAGER_INJECT_CA_FROM,
     ConversionTarget,
+    CrdConversionKeeper,
     conversion_patch,
     convertible_crd_names,
 )
@@ -15,9 +23,11 @@ from webhooks.crd_conversion import (
 CA = b"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
 
 
-def _crd(conversion: dict[str, Any] | None = None, **annotations: str) -> dict[str, Any]:
+def _crd(
+    conversion: dict[str, Any] | None = None, annotations: dict[str, str] | None = None
+) -> dict[str, Any]:
     crd: dict[str, Any] = {
-        "metadata": {"name": "dynamographdeployments.nvidia.com", "annotations": annotations},
+        "metadata": {"name": "dynamographdeployments.nvidia.com", "annotations": annotations or {}},
         "spec": {},
     }
     if conversion is not None:
@@ -108,7 +118,7 @@ def test_cert_manager_mode_leaves_the_ca_to_the_cainjector() -> None:
                 },
             },
         },
-        **{CERT_MANAGER_INJECT_CA_FROM: "ops/serving-cert"},
+        {CERT_MANAGER_INJECT_CA_FROM: "ops/serving-cert"},
     )
     assert conversion_patch(injected, target) is None, "the cainjector's caBundle is kept"
     patch = conversion_patch(_crd(), target)
@@ -126,7 +136,7 @@ def test_the_crds_that_need_conversion_are_the_two_version_ones() -> None:
 
 
 def test_a_crd_annotated_for_the_cainjector_keeps_its_ca_in_every_mode() -> None:
-    annotated = _crd(**{CERT_MANAGER_INJECT_CA_FROM: "ops/serving-cert"})
+    annotated = _crd(annotations={CERT_MANAGER_INJECT_CA_FROM: "ops/serving-cert"})
     patch = conversion_patch(annotated, ConversionTarget.service("s", "n", ca_bundle=lambda: CA))
     assert patch is not None
     assert "caBundle" not in patch["spec"]["conversion"]["webhook"]["clientConfig"]
@@ -149,3 +159,60 @@ def test_cert_manager_mode_drops_a_ca_bundle_the_operator_wrote_before_and_only_
     injected["metadata"]["managedFields"] = [{**ours, "manager": "cert-manager-cainjector"}]
     patch = conversion_patch(injected, target)
     assert patch is None or "caBundle" not in patch["spec"]["conversion"]["webhook"]["clientConfig"]
+
+
+class _FlakyApiServer:
+    """Lists one CRD of ours; its first watch breaks as an API server restart breaks it, the
+    next one stays open until cancelled."""
+
+    def __init__(self) -> None:
+        self.crd = _crd()
+        self.patches: list[dict[str, Any]] = []
+        self.watches = 0
+        self.watching = anyio.Event()
+        self.patched = anyio.Event()
+
+    async def list_all(self, kind: Any, namespace: Any) -> tuple[list[dict[str, Any]], str]:
+        return [copy.deepcopy(self.crd)], "1"
+
+    @contextlib.asynccontextmanager
+    async def watch(self, kind: Any, namespace: Any, **_: Any) -> AsyncIterator[Any]:
+        self.watches += 1
+        if self.watches == 1:
+            raise TransportError("stream broken: the API server restarted")
+        self.watching.set()
+        yield _forever()
+
+    async def merge_patch(self, kind: Any, namespace: Any, name: str, patch: Any, **_: Any) -> Any:
+        self.patches.append(patch)
+        self.crd = _applied(self.crd, patch)
+        self.patched.set()
+        return self.crd
+
+
+async def _forever() -> AsyncIterator[Any]:
+    await anyio.sleep_forever()
+    yield  # pragma: no cover
+
+
+@pytest.mark.anyio
+async def test_a_broken_watch_is_retried_and_a_new_ca_written_at_once() -> None:
+    server = _FlakyApiServer()
+    ca = [CA]
+    target = ConversionTarget.service("s", "n", ca_bundle=lambda: ca[0])
+    keeper = CrdConversionKeeper(
+        cast(RestClient, server), target, ["dynamographdeployments.nvidia.com"]
+    )
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as group:
+            await group.start(keeper.run)
+            await server.watching.wait()  # after the broken watch: listed again, watching
+            assert server.watches == 2
+            assert len(server.patches) == 1, "the second list found nothing to write"
+            ca[0] = CA.replace(b"MIIB", b"MIIC")
+            server.patched = anyio.Event()
+            keeper.ca_changed()
+            await server.patched.wait()
+            group.cancel_scope.cancel()
+    written = server.crd["spec"]["conversion"]["webhook"]["clientConfig"]["caBundle"]
+    assert written == base64.b64encode(ca[0]).decode()
