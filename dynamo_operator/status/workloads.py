@@ -2,9 +2,10 @@
 
 A Deployment is ready when it is not paused and either wants no replicas, or its controller has
 observed its latest generation, at least the desired number of replicas are updated and
-available, no replica of an older template is left (``status.replicas`` counts old and new), and
-its ``Available`` condition is True: the rules of ``kubectl rollout status``. Counting updated
-and old replicas is what keeps a rollout from looking finished while old pods still serve.
+available, no replica of an older template is left (``status.replicas`` counts old and new), no
+more replicas are ready than it wants, and its ``Available`` condition is True: the rules of
+``kubectl rollout status``, and one more. Counting updated and old replicas is what keeps a
+rollout from looking finished while old pods still serve.
 
 A multinode component has one LeaderWorkerSet per replica (``<dcd>-<i>``); it is ready when every
 expected set exists and has as many ready and updated groups as it wants, its ``Available``
@@ -71,6 +72,12 @@ def _deployment_lag(deployment: Mapping[str, Any], desired: int) -> str | None:
     old = _count(status, "replicas") - updated
     if old > 0:
         return f"rollout in progress: {old} old replicas pending termination"
+    serving = max(_count(status, "readyReplicas"), _count(status, "availableReplicas"))
+    if serving > desired:
+        # An old pod the Deployment no longer counts in `replicas` may still be ready for a
+        # moment (seen after an API server restart): a planner reading the summary would see
+        # more serving replicas than wanted, an unstable graph.
+        return f"{serving - desired} replicas beyond the {desired} wanted are still ready"
     available = _count(status, "availableReplicas")
     if available < desired:
         return f"{available} of {desired} replicas available"

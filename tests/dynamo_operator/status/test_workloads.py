@@ -43,3 +43,21 @@ def test_a_leader_worker_set_condition_behind_its_generation_is_not_ready() -> N
     assert readiness.message == (
         "0 of 1 LeaderWorkerSets ready; c-0: rollout of generation 2 not yet observed"
     )
+
+
+def test_a_deployment_with_more_ready_replicas_than_wanted_is_not_ready_yet() -> None:
+    # Seen after an API server restart: the old pod no longer in `replicas`, still ready.
+    status = {
+        "observedGeneration": 2,
+        "replicas": 1,
+        "updatedReplicas": 1,
+        "readyReplicas": 2,
+        "availableReplicas": 2,
+        "conditions": [{"type": "Available", "status": "True"}],
+    }
+    deployment = {"metadata": {"generation": 2}, "spec": {"replicas": 1}, "status": status}
+    readiness = deployment_readiness(deployment, "c", 1, [])
+    assert not readiness.ready
+    assert readiness.message == "1 replicas beyond the 1 wanted are still ready"
+    settled = {**status, "readyReplicas": 1, "availableReplicas": 1}
+    assert deployment_readiness({**deployment, "status": settled}, "c", 1, []).ready
