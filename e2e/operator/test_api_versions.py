@@ -17,6 +17,7 @@ import anyio
 import kr8s
 import pytest
 
+from e2e.support import kwok_only
 from e2e.support.conversion import ConversionServer
 from e2e.support.graphs import IMAGE, World, small_graph
 from e2e.support.kinds import GRAPH, GRAPH_BETA
@@ -63,6 +64,7 @@ def _by_name(graph: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {component["name"]: component for component in graph["spec"]["components"]}
 
 
+@kwok_only.PODS_READY
 async def test_a_graph_written_at_v1beta1_is_stored_at_v1alpha1_and_converged(
     world: World,
 ) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
+from e2e.support import kwok_only
 from e2e.support.graphs import IMAGE, World
 from e2e.support.kinds import GRAPH_BETA
 from e2e.support.planner.client import PlannerClient
@@ -66,6 +67,7 @@ async def _deployment_replicas(world: World, name: str, replicas: int) -> None:
     await eventually(f"Deployment {name} at {replicas} replicas", scaled)
 
 
+@kwok_only.PODS_READY
 async def test_the_planner_reads_the_graph_and_scales_it_both_ways(
     world: World, kubeconfig: Path
 ) -> None:
