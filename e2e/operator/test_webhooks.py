@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import base64
 import functools
+import json
+import subprocess
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -22,6 +24,7 @@ import pytest
 from kr8s.objects import Secret
 
 import dynamo_operator.validation
+from e2e.localcluster import ensure_binaries
 from e2e.localcluster.ports import free_port
 from e2e.support.webhooks import (
     DynamoGraphDeployment,
@@ -61,6 +64,59 @@ def standalone_server(tmp_path: Path) -> Iterator[tuple[int, bytes]]:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_a_replica_edit_of_an_adapted_service_is_refused_except_to_planners(
+    kr8s_api: kr8s.Api,
+    kubeconfig: Path,
+    crds: None,
+    namespace: str,
+    standalone_server: tuple[int, bytes],
+) -> None:
+    """Through the API server, as `kubectl` users: while a scaling adapter owns a service's
+    replicas, the cluster admin's edit is refused naming the field and the adapter to scale,
+    at v1alpha1 and v1beta1; a planner's service account (impersonated) may."""
+    port, ca_pem = standalone_server
+    configuration = create_configuration(kr8s_api, namespace, port, ca_pem)
+    try:
+        wait_until_webhook_denies(kr8s_api, namespace)
+        adapted = graph(namespace, name="adapted")
+        adapted["spec"]["services"]["VllmWorker"]["scalingAdapter"] = {"enabled": True}
+        DynamoGraphDeployment(adapted, api=kr8s_api).create()
+
+        def kubectl(*arguments: str) -> subprocess.CompletedProcess[str]:
+            binary = ensure_binaries(show_progress=False).kube("kubectl")
+            return subprocess.run(
+                [str(binary), f"--kubeconfig={kubeconfig}", "-n", namespace, *arguments],
+                capture_output=True, text=True, timeout=60, check=False,
+            )  # fmt: skip
+
+        alpha_kind, beta_kind = (
+            f"dynamographdeployments.{version}.nvidia.com" for version in ("v1alpha1", "v1beta1")
+        )
+        alpha = '{"spec":{"services":{"VllmWorker":{"replicas":3}}}}'
+        refused = kubectl("patch", alpha_kind, "adapted", "--type=merge", "-p", alpha)
+        assert refused.returncode != 0
+        assert "spec.services.VllmWorker.replicas: cannot be changed" in refused.stderr
+        assert "kubectl scale dgdsa adapted-vllmworker" in refused.stderr
+        read = kubectl("get", beta_kind, "adapted", "-o", "json")
+        names = [c["name"] for c in json.loads(read.stdout)["spec"]["components"]]
+        index = names.index("VllmWorker")
+        replace = f'[{{"op":"replace","path":"/spec/components/{index}/replicas","value":3}}]'
+        refused = kubectl("patch", beta_kind, "adapted", "--type=json", "-p", replace)
+        assert f"spec.components[{index}].replicas: cannot be changed" in refused.stderr
+
+        planner = f"--as=system:serviceaccount:{namespace}:planner-serviceaccount"
+        # The planner's name, the admin's rights (RBAC is not this test's subject).
+        as_admin = "--as-group=system:masters"
+        allowed = kubectl(
+            planner, as_admin, "patch", alpha_kind, "adapted", "--type=merge", "-p", alpha
+        )
+        assert allowed.returncode == 0, allowed.stderr
+        stored = DynamoGraphDeployment.get("adapted", namespace=namespace, api=kr8s_api)
+        assert stored.raw["spec"]["services"]["VllmWorker"]["replicas"] == 3
+    finally:
+        configuration.delete()
 
 
 def test_apiserver_admits_valid_and_rejects_invalid_graphs(
