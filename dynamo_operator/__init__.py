@@ -7,9 +7,11 @@ The subpackages (``api``, ``builders``, ``crd``, ``status``, ``validation``) eac
 public names. This package lists what its top-level modules offer to the rest of the code: the
 constants that form the contract with users and images (``constants``), object names and
 artifact references (``naming``), Go durations (``durations``), image pull secret discovery
-(``pull_secrets``), the workers of a base model read from EndpointSlices (``model_endpoints``),
-which LoRA adapter to load where (``lora_plan``), offline rendering (``render``), the operator's
-settings (``settings``) and the errors of these modules (``errors``).
+(``pull_secrets``), field paths and values as messages show them (``field_paths``, shared by
+validation and conversion), the workers of a base model read from EndpointSlices
+(``model_endpoints``), which LoRA adapter to load where (``lora_plan``), offline rendering
+(``render``), the operator's settings (``settings``) and the errors of these modules
+(``errors``).
 
 ``render`` pulls in every builder, which ``validate`` and the webhooks never need, so its names
 are imported on first use (PEP 562 ``__getattr__``); the rest is cheap and imported here.
@@ -52,6 +54,13 @@ from dynamo_operator.errors import (
     InvalidComponentReferenceError,
     MalformedDockerConfigError,
     RenderError,
+)
+from dynamo_operator.field_paths import (
+    MAX_NESTING_DEPTH,
+    MAX_SHOWN_TEXT,
+    PathPart,
+    describe,
+    join_path,
 )
 from dynamo_operator.lora_plan import (
     Adapter,
@@ -121,6 +130,8 @@ __all__ = [
     "LEADER_WORKER_SET_API_VERSION",
     "MAIN_CONTAINER_NAME",
     "MANAGED_BY_OPERATOR",
+    "MAX_NESTING_DEPTH",
+    "MAX_SHOWN_TEXT",
     "MODEL_FINALIZER",
     "MPI_SSH_MOUNT_PATH",
     "MPI_SSH_SECRET_DEFAULT_NAME",
@@ -146,6 +157,7 @@ __all__ = [
     "MalformedDockerConfigError",
     "OperatorSettings",
     "OptionalApi",
+    "PathPart",
     "PortNames",
     "Ports",
     "PullSecretIndex",
@@ -159,6 +171,7 @@ __all__ = [
     "component_pod_selector",
     "component_resource_name",
     "default_dynamo_namespace",
+    "describe",
     "discover_image_pull_secrets",
     "dynamo_namespace",
     "effective_backend",
@@ -170,6 +183,7 @@ __all__ = [
     "is_dns1123_subdomain",
     "is_docker_config_secret",
     "is_lora",
+    "join_path",
     "launched_backends",
     "leader_worker_set_name",
     "load_events",

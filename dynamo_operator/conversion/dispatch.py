@@ -29,7 +29,8 @@ from dynamo_operator.conversion.preserved import (
     encode_residue,
 )
 from dynamo_operator.conversion.roundtrip import KindCodec, alpha_to_beta, beta_to_alpha
-from dynamo_operator.conversion.wire import JsonDict, check_json, copy_json, describe, join_path
+from dynamo_operator.conversion.wire import JsonDict, check_json, copy_json
+from dynamo_operator.field_paths import describe, join_path
 
 ALPHA_API_VERSION: Final = API_VERSION
 BETA_API_VERSION: Final = f"{GROUP}/v1beta1"

@@ -15,7 +15,8 @@ from typing import Any, Final
 from dynamo_operator.constants import GPU_RESOURCE_NAME, MAIN_CONTAINER_NAME
 from dynamo_operator.conversion.dispatch import ALPHA_API_VERSION, convert
 from dynamo_operator.conversion.errors import ConversionError
-from dynamo_operator.conversion.wire import JsonDict, PathPart, as_dict, as_list, join_path
+from dynamo_operator.conversion.wire import JsonDict, as_dict, as_list
+from dynamo_operator.field_paths import PathPart, join_path
 
 _TOKEN = re.compile(r"\[(\d+)\]|([^.\[]+)")
 _SAME: Final = frozenset({"replicas", "multinode", "modelRef", "scalingAdapter"})

@@ -13,42 +13,9 @@ import math
 from typing import Any
 
 from dynamo_operator.conversion.errors import ConversionError
+from dynamo_operator.field_paths import MAX_NESTING_DEPTH, PathPart, describe, join_path
 
 JsonDict = dict[str, Any]
-PathPart = str | int
-
-#: Levels of objects and lists, as validation counts them (``dynamo_operator.validation``, which
-#: converts v1beta1 objects and so cannot be imported from here): real objects nest a dozen.
-MAX_NESTING_DEPTH = 100
-_SHOWN_TEXT = 40
-
-
-def describe(value: object) -> str:
-    """A value as a message may show it: a short scalar, else its kind (never a huge repr)."""
-    if isinstance(value, str):
-        return repr(value if len(value) <= _SHOWN_TEXT else value[: _SHOWN_TEXT - 3] + "...")
-    if (
-        value is None
-        or isinstance(value, bool | float)
-        or (isinstance(value, int) and value.bit_length() <= 64)
-    ):
-        return repr(value)
-    if isinstance(value, dict):
-        return "an object"
-    return "a list" if isinstance(value, list) else f"a {type(value).__name__}"
-
-
-def join_path(base: str, *parts: PathPart) -> str:
-    """A field path as users write it: ``spec.services.Frontend.envs[0].name``."""
-    path = base
-    for part in parts:
-        if isinstance(part, int):
-            path = f"{path}[{part}]"
-        elif path:
-            path = f"{path}.{part}"
-        else:
-            path = part
-    return path
 
 
 def check_json(value: Any) -> None:

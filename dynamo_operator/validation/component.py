@@ -15,9 +15,9 @@ from dynamo_operator.api import DynamoComponent
 from dynamo_operator.constants import IMAGE_BUILDER_OWNED_POD_FIELDS
 from dynamo_operator.durations import InvalidDurationError, positive_duration
 from dynamo_operator.errors import InvalidComponentReferenceError
+from dynamo_operator.field_paths import join_path
 from dynamo_operator.naming import is_dns1123_label, parse_component_reference
 from dynamo_operator.validation.collector import IssueCollector
-from dynamo_operator.validation.paths import join_path
 from dynamo_operator.validation.result import IssueReason
 
 

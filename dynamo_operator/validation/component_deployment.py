@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from dynamo_operator.api import DynamoComponentDeployment
+from dynamo_operator.field_paths import describe
 from dynamo_operator.validation.collector import IssueCollector
 from dynamo_operator.validation.component import check_component_reference
 from dynamo_operator.validation.names import check_component_names, check_dynamo_namespace
-from dynamo_operator.validation.paths import describe
 from dynamo_operator.validation.result import IssueReason
 from dynamo_operator.validation.service import check_backend, validate_service
 from dynamo_operator.validation.service_pvc import check_no_service_pvc

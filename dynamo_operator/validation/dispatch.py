@@ -41,6 +41,7 @@ from dynamo_operator.api import (
     DynamoGraphDeployment,
     DynamoModel,
 )
+from dynamo_operator.field_paths import describe
 from dynamo_operator.validation.beta import (
     BETA_RULES,
     BetaRules,
@@ -64,7 +65,7 @@ from dynamo_operator.validation.graph_deployment import (
 )
 from dynamo_operator.validation.model import validate_model, validate_model_update
 from dynamo_operator.validation.nesting import find_excessive_nesting, nesting_message
-from dynamo_operator.validation.paths import describe, issues_from_validation_error
+from dynamo_operator.validation.paths import issues_from_validation_error
 from dynamo_operator.validation.result import (
     IssueReason,
     ValidationResult,

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dynamo_operator.api import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
+from dynamo_operator.field_paths import describe, join_path
 from dynamo_operator.naming import (
     component_deployment_name,
     component_resource_name,
@@ -28,7 +29,6 @@ from dynamo_operator.validation.names import (
     check_dynamo_namespace,
     check_pvc_name,
 )
-from dynamo_operator.validation.paths import describe, join_path
 from dynamo_operator.validation.result import IssueReason
 from dynamo_operator.validation.service import check_backend, validate_service
 from dynamo_operator.validation.service_pvc import check_service_pvc

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from dynamo_operator.api import DynamoModel, ModelType
+from dynamo_operator.field_paths import describe
 from dynamo_operator.validation.collector import IssueCollector
-from dynamo_operator.validation.paths import describe
 from dynamo_operator.validation.result import IssueReason
 from dynamo_operator.validation.wire import differs, spec_of
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from dynamo_operator.field_paths import join_path
 from dynamo_operator.naming import (
     DNS1123_LABEL_MAX_LENGTH,
     is_dns1123_label,
@@ -19,7 +20,6 @@ from dynamo_operator.naming import (
     leader_worker_set_name,
 )
 from dynamo_operator.validation.collector import IssueCollector
-from dynamo_operator.validation.paths import join_path
 from dynamo_operator.validation.result import IssueReason
 
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")

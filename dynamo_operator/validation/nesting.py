@@ -11,10 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_operator.validation.paths import PathPart, join_path
-
-MAX_NESTING_DEPTH = 100
-"""Levels of objects and lists, counting the object itself as level 1."""
+from dynamo_operator.field_paths import MAX_NESTING_DEPTH, PathPart, join_path
 
 _SHOWN_PARTS = 8
 _SHOWN_PART_LENGTH = 40

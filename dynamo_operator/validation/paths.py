@@ -8,25 +8,11 @@ from collections.abc import Iterable
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from dynamo_operator.field_paths import MAX_SHOWN_TEXT, PathPart, join_path
 from dynamo_operator.validation.result import FieldIssue, IssueReason
-
-PathPart = str | int
 
 _MISSING_TYPES = frozenset({"missing"})
 _WRONG_SHAPE_TYPES = frozenset({"model_type", "model_attributes_type", "dict_type", "list_type"})
-_MAX_SHOWN_INPUT_LENGTH = 40
-
-
-def join_path(base: str, *parts: PathPart) -> str:
-    path = base
-    for part in parts:
-        if isinstance(part, int):
-            path = f"{path}[{part}]"
-        elif path:
-            path = f"{path}.{part}"
-        else:
-            path = part
-    return path
 
 
 def issues_from_validation_error(error: ValidationError, base: str = "") -> list[FieldIssue]:
@@ -56,25 +42,10 @@ def _is_type_error(kind: str) -> bool:
     return kind.endswith(("_type", "_parsing")) or kind == "literal_error"
 
 
-def describe(value: object) -> str:
-    """A value as a message may show it: a short scalar as Python writes it, anything else by its
-    kind. Never the repr of a nested or huge value: it comes from the user, and rendering a
-    thousand levels of nesting raises RecursionError."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
-        return "a very large integer"
-    if isinstance(value, str) and len(value) > _MAX_SHOWN_INPUT_LENGTH:
-        return repr(value[: _MAX_SHOWN_INPUT_LENGTH - 3] + "...")
-    if value is None or isinstance(value, str | bool | int | float):
-        return repr(value)
-    if isinstance(value, dict):
-        return "an object"
-    return "a list" if isinstance(value, list) else f"a {type(value).__name__}"
-
-
 def _shown(detail: ErrorDetails) -> str:
     value = detail.get("input")
     if isinstance(value, bool | int | float) or (
-        isinstance(value, str) and len(value) <= _MAX_SHOWN_INPUT_LENGTH
+        isinstance(value, str) and len(value) <= MAX_SHOWN_TEXT
     ):
         return f" (got {value!r})"
     return ""

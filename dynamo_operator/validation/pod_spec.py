@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from dynamo_operator.api import DynamoComponentDeploymentSharedSpec
+from dynamo_operator.field_paths import join_path
 from dynamo_operator.validation.collector import IssueCollector
-from dynamo_operator.validation.paths import join_path
 from dynamo_operator.validation.quantities import resource_name_problem
 from dynamo_operator.validation.result import IssueReason
 from dynamo_operator.validation.shapes import (

@@ -16,8 +16,8 @@ from typing import Any
 
 from dynamo_operator.api import DynamoComponentDeploymentSharedSpec, ResourceItem, Resources
 from dynamo_operator.constants import GPU_RESOURCE_NAME
+from dynamo_operator.field_paths import join_path
 from dynamo_operator.validation.collector import IssueCollector
-from dynamo_operator.validation.paths import join_path
 from dynamo_operator.validation.pod_spec import main_container_of
 from dynamo_operator.validation.quantities import (
     is_native_resource,

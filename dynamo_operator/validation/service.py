@@ -12,9 +12,9 @@ from collections.abc import Collection
 
 from dynamo_operator.api import BackendFramework, DynamoComponentDeploymentSharedSpec
 from dynamo_operator.backend_inference import effective_backend, launched_backends
+from dynamo_operator.field_paths import join_path
 from dynamo_operator.validation.collector import IssueCollector
 from dynamo_operator.validation.names import check_annotations, check_labels
-from dynamo_operator.validation.paths import join_path
 from dynamo_operator.validation.pod_spec import check_pod_overrides
 from dynamo_operator.validation.resources import check_resources
 from dynamo_operator.validation.shapes import quantity

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from dynamo_operator.api import DynamoComponentDeploymentSharedSpec
+from dynamo_operator.field_paths import join_path
 from dynamo_operator.validation.collector import IssueCollector
 from dynamo_operator.validation.names import check_pvc_name
-from dynamo_operator.validation.paths import join_path
 from dynamo_operator.validation.result import IssueReason
 from dynamo_operator.validation.shapes import positive_quantity
 

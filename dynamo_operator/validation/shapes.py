@@ -13,8 +13,8 @@ from decimal import Decimal
 from typing import Any
 
 from dynamo_operator.api import INT32_MAX
+from dynamo_operator.field_paths import join_path
 from dynamo_operator.validation.collector import IssueCollector
-from dynamo_operator.validation.paths import join_path
 from dynamo_operator.validation.quantities import parse_quantity
 from dynamo_operator.validation.result import IssueReason
 

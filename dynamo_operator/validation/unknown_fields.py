@@ -32,8 +32,8 @@ from typing import Any
 
 from dynamo_operator.api import VERSION
 from dynamo_operator.crd import CUSTOM_RESOURCES
+from dynamo_operator.field_paths import PathPart, join_path
 from dynamo_operator.validation.collector import IssueCollector
-from dynamo_operator.validation.paths import PathPart, join_path
 
 Schema = Mapping[str, Any]
 

@@ -21,8 +21,8 @@ from typing import Any
 from dynamo_operator.api import v1beta1
 from dynamo_operator.api.constants import BetaComponentType
 from dynamo_operator.constants import MAIN_CONTAINER_NAME
+from dynamo_operator.field_paths import describe, join_path
 from dynamo_operator.validation.collector import IssueCollector
-from dynamo_operator.validation.paths import describe, join_path
 from dynamo_operator.validation.result import IssueReason
 from dynamo_operator.validation.wire import differs, node_count_of, spec_of
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dynamo_operator.api.shared_spec import nodes_per_replica
-from dynamo_operator.validation.paths import describe
+from dynamo_operator.field_paths import describe
 
 
 def differs(before: object, after: object) -> bool:

@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from dynamo_operator.crd import CUSTOM_RESOURCES
-from dynamo_operator.validation.paths import PathPart, join_path
+from dynamo_operator.field_paths import PathPart, join_path
 from dynamo_operator.validation.unknown_fields import find_unknown_fields
 
 GENERATED_CRDS = (
