@@ -19,7 +19,7 @@ import pytest
 
 from e2e.support import kwok_only
 from e2e.support.conversion import ConversionServer
-from e2e.support.graphs import IMAGE, World, small_graph
+from e2e.support.graphs import IMAGE, World, beta_component, small_beta_graph, small_graph
 from e2e.support.kinds import GRAPH, GRAPH_BETA
 from e2e.support.polling import eventually
 from manager.runtime.client import ApiError
@@ -33,31 +33,16 @@ USER = "e2e-user"
 def beta_graph(name: str) -> dict[str, Any]:
     """Upstream's v1beta1 mocker disagg example in shape (components, types, `main`), with our
     image and a mocker command."""
-
-    def component(name: str, kind: str, *args: str) -> dict[str, Any]:
-        main: dict[str, Any] = {"name": "main", "image": IMAGE}
-        if args:
-            main |= {"command": ["python3", "-m", "dynamo.mocker"], "args": list(args)}
-        return {
-            "name": name,
-            "type": kind,
-            "replicas": 1,
-            "podTemplate": {"spec": {"containers": [main]}},
-        }
-
-    return {
-        "apiVersion": GRAPH_BETA.api_version,
-        "kind": GRAPH_BETA.kind,
-        "metadata": {"name": name},
-        "spec": {
-            "backendFramework": "vllm",
-            "components": [
-                component("Frontend", "frontend"),
-                component("decode", "decode", "--model-path", "/models/tiny"),
-                component("prefill", "prefill", "--model-path", "/models/tiny"),
-            ],
-        },
-    }
+    mocker = ["python3", "-m", "dynamo.mocker"]
+    model = ("--model-path", "/models/tiny")
+    return small_beta_graph(
+        name,
+        [
+            beta_component("Frontend", "frontend"),
+            beta_component("decode", "decode", mocker, *model),
+            beta_component("prefill", "prefill", mocker, *model),
+        ],
+    )
 
 
 def _by_name(graph: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -14,7 +14,7 @@ import anyio
 import pytest
 
 from e2e.support import kwok_only
-from e2e.support.graphs import IMAGE, World
+from e2e.support.graphs import World, beta_component, small_beta_graph
 from e2e.support.kinds import GRAPH_BETA
 from e2e.support.planner.client import PlannerClient
 from e2e.support.polling import eventually
@@ -29,30 +29,15 @@ def planned_graph() -> dict[str, Any]:
     """Upstream's v1beta1 disagg-planner example in shape, without the planner pod itself: the
     planner's client runs here, outside the cluster. The decode worker has a scaling adapter
     (what the planner scales through); prefill has none (its fallback)."""
-
-    def component(name: str, kind: str, **extra: Any) -> dict[str, Any]:
-        main = {"name": "main", "image": IMAGE, "command": ["python3", "-m", "dynamo.vllm"]}
-        return {
-            "name": name,
-            "type": kind,
-            "replicas": 1,
-            "podTemplate": {"spec": {"containers": [main]}},
-            **extra,
-        }
-
-    return {
-        "apiVersion": GRAPH_BETA.api_version,
-        "kind": GRAPH_BETA.kind,
-        "metadata": {"name": GRAPH},
-        "spec": {
-            "backendFramework": "vllm",
-            "components": [
-                component("Frontend", "frontend"),
-                component("VllmDecodeWorker", "decode", scalingAdapter={}),
-                component("VllmPrefillWorker", "prefill"),
-            ],
-        },
-    }
+    vllm = ["python3", "-m", "dynamo.vllm"]
+    return small_beta_graph(
+        GRAPH,
+        [
+            beta_component("Frontend", "frontend", vllm),
+            beta_component("VllmDecodeWorker", "decode", vllm, scalingAdapter={}),
+            beta_component("VllmPrefillWorker", "prefill", vllm),
+        ],
+    )
 
 
 async def _in_thread(call: Callable[[], dict[str, Any]]) -> dict[str, Any]:

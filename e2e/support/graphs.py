@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import anyio
 import yaml
 
-from e2e.support.kinds import COMPONENT, GRAPH, LEADER_WORKER_SET
+from e2e.support.kinds import COMPONENT, GRAPH, GRAPH_BETA, LEADER_WORKER_SET
 from e2e.support.polling import CONVERGE_TIMEOUT, eventually
 from manager.runtime.client import NotFound, RestClient
 from manager.runtime.kinds import (
@@ -103,6 +103,31 @@ def small_graph(
             },
         },
     }
+
+
+def small_beta_graph(name: str, components: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """A vLLM graph at v1beta1 of ``components`` (see ``beta_component``)."""
+    return {
+        "apiVersion": GRAPH_BETA.api_version,
+        "kind": GRAPH_BETA.kind,
+        "metadata": {"name": name},
+        "spec": {"backendFramework": "vllm", "components": [dict(c) for c in components]},
+    }
+
+
+def beta_component(
+    name: str, kind: str, command: list[str] | None = None, *args: str, **extra: Any
+) -> dict[str, Any]:
+    """One component as upstream's v1beta1 examples write it: a type, one replica, a ``main``
+    container with the runtime image (and ``command`` and ``args`` when given), then ``extra``
+    fields (``scalingAdapter={}``...)."""
+    main: dict[str, Any] = {"name": "main", "image": IMAGE}
+    if command:
+        main["command"] = command
+    if args:
+        main["args"] = list(args)
+    pod_template = {"spec": {"containers": [main]}}
+    return {"name": name, "type": kind, "replicas": 1, "podTemplate": pod_template, **extra}
 
 
 def persistent_volume(name: str, namespace: str, claim: str) -> dict[str, Any]:
