@@ -27,7 +27,7 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from dynamo_operator.crd import build_crds
+from dynamo_operator.crd import CONVERTIBLE_RESOURCES
 from manager.runtime.backoff import Backoff
 from manager.runtime.client.errors import KubeError, NotFound
 from manager.runtime.client.rest import RestClient
@@ -45,9 +45,7 @@ WATCH_SECONDS = 300
 
 def convertible_crd_names() -> tuple[str, ...]:
     """The CRDs served at more than one version: those that need the conversion webhook."""
-    return tuple(
-        crd["metadata"]["name"] for crd in build_crds() if len(crd["spec"]["versions"]) > 1
-    )
+    return tuple(resource.crd_name for resource in CONVERTIBLE_RESOURCES)
 
 
 @dataclass(frozen=True, slots=True)
