@@ -18,6 +18,7 @@ REAL_NODE_MODULES = frozenset(
         "e2e/install/test_dynamo_component_builds.py",
         "e2e/install/test_install.py",
         "e2e/install/test_real_dynamo.py",
+        "e2e/install/test_upgrade.py",
     }
 )
 """The modules on the machine's one real node (the `real_node` fixture): collection fails when a

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import urllib.parse
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,6 @@ from e2e.support.helm_install import (
     invalid_graph,
 )
 from e2e.support.kinds import COMPONENT, GRAPH
-from e2e.support.metrics_access import scrape
 from e2e.support.metrics_scrape import parse, total
 from e2e.support.real_node import RealNodeCluster
 
@@ -134,7 +132,7 @@ def test_an_invalid_graph_is_denied_through_the_webhook_service(installed: Insta
 def test_metrics_need_an_authorised_token_over_https_through_the_metrics_service(
     installed: Installed,
 ) -> None:
-    metrics = _metrics_scraper(installed, SYSTEM)
+    metrics = installed.metrics_scraper()
     namespace = installed.node.create_namespace("scrapers")
     for account in ("prometheus", "stranger"):
         installed.admin.create(
@@ -168,7 +166,7 @@ def test_helm_upgrade_rolls_the_operator_and_leaves_every_workload_alone(
     namespace = installed.sample_namespace
     assert namespace, "needs the sample graph"
     before_pod = installed.ready_operator()
-    before = _workloads(installed, namespace)
+    before = installed.workload_versions(namespace)
 
     installed.helm(
         "upgrade", RELEASE, str(OPERATOR_CHART), f"--namespace={SYSTEM}", "--reuse-values",
@@ -179,9 +177,9 @@ def test_helm_upgrade_rolls_the_operator_and_leaves_every_workload_alone(
     assert {"name": "LOG_LEVEL", "value": "debug"} in manager["env"]
     # The new operator has listed everything and worked through its queues: whatever it would
     # change, it has changed by now.
-    _settled(installed)
+    installed.settled()
 
-    assert _workloads(installed, namespace) == before
+    assert installed.workload_versions(namespace) == before
 
 
 def test_a_restricted_release_manages_its_namespace_with_a_namespaced_role(
@@ -234,7 +232,7 @@ def test_helm_uninstall_leaves_the_crds_the_graphs_and_their_discovery_role_only
     namespace = installed.sample_namespace
     assert namespace, "needs the sample graph"
     [graph] = installed.admin.get(GRAPH.collection_path(namespace))["items"]
-    before = _workloads(installed, namespace)
+    before = installed.workload_versions(namespace)
     teams = [
         release
         for release in json.loads(installed.helm("list", "--all-namespaces", "--output=json"))
@@ -251,7 +249,7 @@ def test_helm_uninstall_leaves_the_crds_the_graphs_and_their_discovery_role_only
             f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}.nvidia.com"
         ), f"{name} CRD removed"
     assert installed.graph(namespace, graph["metadata"]["name"]) is not None
-    assert _workloads(installed, namespace).keys() == before.keys()
+    assert installed.workload_versions(namespace).keys() == before.keys()
     wait_for("the operator Pods gone", lambda: not installed.operator_pods(), timeout=CONVERGE)
     # What the operators created for themselves goes with their ServiceAccounts (garbage
     # collection); a restricted operator deletes its namespace marker when it stops.
@@ -307,70 +305,3 @@ _RELEASE_KINDS = {
 def _names(installed: Installed, path: str, selector: str) -> list[str]:
     items = installed.admin.get(f"{path}?labelSelector={urllib.parse.quote(selector)}")["items"]
     return [item["metadata"]["name"] for item in items]
-
-
-def _workloads(installed: Installed, namespace: str) -> dict[str, str]:
-    """Every object the graph made (and the graph), by kind and name: its resourceVersion."""
-    paths = [
-        GRAPH.collection_path(namespace),
-        COMPONENT.collection_path(namespace),
-        f"/apis/apps/v1/namespaces/{namespace}/deployments",
-        f"/api/v1/namespaces/{namespace}/services",
-        f"/api/v1/namespaces/{namespace}/persistentvolumeclaims",
-        f"/api/v1/namespaces/{namespace}/serviceaccounts",
-        f"/apis/leaderworkerset.x-k8s.io/v1/namespaces/{namespace}/leaderworkersets",
-    ]
-    versions: dict[str, str] = {}
-    for path in paths:
-        for item in installed.admin.get(path)["items"]:
-            key = f"{item.get('kind') or path.rsplit('/', 1)[-1]}/{item['metadata']['name']}"
-            versions[key] = item["metadata"]["resourceVersion"]
-    return versions
-
-
-def _metrics_scraper(
-    installed: Installed, namespace: str
-) -> Callable[[str | None], tuple[int, str]]:
-    """Scrapes of the release's metrics Service at its ClusterIP, from the host through kube-proxy's
-    rules (the certificate is self-signed: not verified, as a ServiceMonitor with
-    insecureSkipVerify)."""
-    service = installed.admin.get(
-        f"/api/v1/namespaces/{namespace}/services/{RELEASE}-metrics-service"
-    )
-    host, port = service["spec"]["clusterIP"], service["spec"]["ports"][0]["port"]
-    return lambda token: scrape(port, token, host=host)
-
-
-def _settled(installed: Installed) -> None:
-    """Wait until the operator has reconciled graphs and components and its queues are empty."""
-    namespace = installed.node.create_namespace("settle")
-    installed.admin.create(
-        f"/api/v1/namespaces/{namespace}/serviceaccounts", {"metadata": {"name": "reader"}}
-    )
-    installed.admin.create(
-        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
-        {
-            "metadata": {"name": f"{namespace}-metrics"},
-            "roleRef": {
-                "apiGroup": "rbac.authorization.k8s.io",
-                "kind": "ClusterRole",
-                "name": f"{RELEASE}-metrics-reader",
-            },
-            "subjects": [{"kind": "ServiceAccount", "name": "reader", "namespace": namespace}],
-        },
-    )
-    token = installed.token(namespace, "reader")
-    metrics = _metrics_scraper(installed, SYSTEM)
-
-    def settled() -> bool:
-        status, body = metrics(token)
-        if status != 200:
-            return False
-        samples = parse(body)
-        done = all(
-            total(samples, "controller_runtime_reconcile_total", controller=controller) > 0
-            for controller in ("dynamographdeployment", "dynamocomponentdeployment")
-        )
-        return done and total(samples, "workqueue_depth") == 0
-
-    wait_for("the upgraded operator settled", settled, timeout=CONVERGE, interval=1.0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,9 @@ from typing import Any
 from e2e.localcluster import AdminClient, ApiError, wait_for
 from e2e.support.chart import CRD_CHART, OPERATOR_CHART, run_helm
 from e2e.support.graphs import ROOT, is_converged, small_graph
-from e2e.support.kinds import GRAPH
+from e2e.support.kinds import COMPONENT, GRAPH
+from e2e.support.metrics_access import scrape
+from e2e.support.metrics_scrape import parse, total
 from e2e.support.real_node import RealNodeCluster
 
 RELEASE = "dynamo-operator"
@@ -75,9 +78,90 @@ class Installed:
         request = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}}
         return str(self.admin.create(path, request)["status"]["token"])
 
+    def workloads(self, namespace: str) -> dict[str, dict[str, Any]]:
+        """Every object the graphs of `namespace` made (and the graphs), by resource and name
+        (``deployments/<name>``)."""
+        found: dict[str, dict[str, Any]] = {}
+        for path in _workload_paths(namespace):
+            resource = path.rsplit("/", 1)[-1]
+            for item in self.admin.get(path)["items"]:
+                found[f"{resource}/{item['metadata']['name']}"] = item
+        return found
 
-def install(real_node: RealNodeCluster, image: Path) -> Installed:
-    """Both charts installed as a user does, with the operator image imported into the node."""
+    def workload_versions(self, namespace: str) -> dict[str, str]:
+        """The resourceVersion of each of `workloads`: any write to one changes it."""
+        return {
+            key: item["metadata"]["resourceVersion"]
+            for key, item in self.workloads(namespace).items()
+        }
+
+    def metrics_scraper(self, namespace: str = SYSTEM) -> Callable[[str | None], tuple[int, str]]:
+        """Scrapes of the release's metrics Service at its ClusterIP, from the host through
+        kube-proxy's rules (the certificate is self-signed: not verified, as a ServiceMonitor with
+        insecureSkipVerify)."""
+        service = self.admin.get(
+            f"/api/v1/namespaces/{namespace}/services/{RELEASE}-metrics-service"
+        )
+        host, port = service["spec"]["clusterIP"], service["spec"]["ports"][0]["port"]
+        return lambda token: scrape(port, token, host=host)
+
+    def settled(self) -> None:
+        """Wait until the operator has reconciled graphs and components and its queues are
+        empty: whatever it would change, it has changed by then."""
+        namespace = self.node.create_namespace("settle")
+        self.admin.create(
+            f"/api/v1/namespaces/{namespace}/serviceaccounts", {"metadata": {"name": "reader"}}
+        )
+        self.admin.create(
+            "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+            {
+                "metadata": {"name": f"{namespace}-metrics"},
+                "roleRef": {
+                    "apiGroup": "rbac.authorization.k8s.io",
+                    "kind": "ClusterRole",
+                    "name": f"{RELEASE}-metrics-reader",
+                },
+                "subjects": [{"kind": "ServiceAccount", "name": "reader", "namespace": namespace}],
+            },
+        )
+        token = self.token(namespace, "reader")
+        metrics = self.metrics_scraper()
+
+        def settled() -> bool:
+            status, body = metrics(token)
+            if status != 200:
+                return False
+            samples = parse(body)
+            done = all(
+                total(samples, "controller_runtime_reconcile_total", controller=controller) > 0
+                for controller in ("dynamographdeployment", "dynamocomponentdeployment")
+            )
+            return done and total(samples, "workqueue_depth") == 0
+
+        wait_for("the operator settled", settled, timeout=CONVERGE, interval=1.0)
+
+
+def _workload_paths(namespace: str) -> list[str]:
+    return [
+        GRAPH.collection_path(namespace),
+        COMPONENT.collection_path(namespace),
+        f"/apis/apps/v1/namespaces/{namespace}/deployments",
+        f"/api/v1/namespaces/{namespace}/services",
+        f"/api/v1/namespaces/{namespace}/persistentvolumeclaims",
+        f"/api/v1/namespaces/{namespace}/serviceaccounts",
+        f"/apis/leaderworkerset.x-k8s.io/v1/namespaces/{namespace}/leaderworkersets",
+    ]
+
+
+def install(
+    real_node: RealNodeCluster,
+    image: Path,
+    *,
+    charts: tuple[Path, Path] = (CRD_CHART, OPERATOR_CHART),
+    tag: str = "dev",
+) -> Installed:
+    """Both charts (CRDs, operator) installed as a user does, with the operator image (tagged
+    `tag`) imported into the node."""
     admin = real_node.cluster.admin_client()
     real_node.import_image(image)
     crd = subprocess.run(
@@ -90,7 +174,7 @@ def install(real_node: RealNodeCluster, image: Path) -> Installed:
     )
     image_values = [
         "--set=controllerManager.manager.image.repository=localhost/dynamo-operator",
-        "--set=controllerManager.manager.image.tag=dev",
+        f"--set=controllerManager.manager.image.tag={tag}",
         "--set=controllerManager.manager.image.pullPolicy=Never",
         "--set-string=controllerManager.nodeSelector.kubernetes\\.io/hostname="
         + real_node.node_name,
@@ -99,11 +183,11 @@ def install(real_node: RealNodeCluster, image: Path) -> Installed:
     ]
     started = time.monotonic()
     run_helm(
-        "install", "dynamo-operator-crds", str(CRD_CHART), "--namespace=default",
+        "install", "dynamo-operator-crds", str(charts[0]), "--namespace=default",
         f"--kubeconfig={real_node.kubeconfig}",
     )  # fmt: skip
     run_helm(
-        "install", RELEASE, str(OPERATOR_CHART), f"--namespace={SYSTEM}", "--create-namespace",
+        "install", RELEASE, str(charts[1]), f"--namespace={SYSTEM}", "--create-namespace",
         *image_values, f"--kubeconfig={real_node.kubeconfig}",
     )  # fmt: skip
     install = Installed(real_node, admin, image_values, 0.0)
