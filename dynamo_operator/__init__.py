@@ -9,9 +9,9 @@ constants that form the contract with users and images (``constants``), object n
 artifact references (``naming``), Go durations (``durations``), image pull secret discovery
 (``pull_secrets``), field paths and values as messages show them (``field_paths``, shared by
 validation and conversion), the workers of a base model read from EndpointSlices
-(``model_endpoints``), which LoRA adapter to load where (``lora_plan``), offline rendering
-(``render``), the operator's settings (``settings``) and the errors of these modules
-(``errors``).
+(``model_endpoints``), which LoRA adapter to load where (``lora_plan``), the Deployment rollout
+strategy its annotations ask for (``rollout_strategy``), offline rendering (``render``), the
+operator's settings (``settings``) and the errors of these modules (``errors``).
 
 ``render`` pulls in every builder, which ``validate`` and the webhooks never need, so its names
 are imported on first use (PEP 562 ``__getattr__``); the rest is cheap and imported here.
@@ -22,7 +22,10 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 from dynamo_operator.backend_inference import effective_backend, launched_backends
 from dynamo_operator.constants import (
     DEFAULT_INGRESS_HOST_SUFFIX,
+    DEFAULT_POD_FS_GROUP,
+    DEFAULT_SHELL_COMMAND,
     DISCOVERY_ACCOUNT_SUFFIX,
+    FRONTEND_DEFAULT_ARGS,
     FRONTEND_DEFAULT_COMMAND,
     GPU_RESOURCE_NAME,
     HPA_DEFAULT_CPU_UTILIZATION,
@@ -100,6 +103,13 @@ from dynamo_operator.pull_secrets import (
     discover_image_pull_secrets,
     is_docker_config_secret,
 )
+from dynamo_operator.rollout_strategy import (
+    ROLLOUT_ANNOTATIONS,
+    RolloutProblem,
+    build_deployment_strategy,
+    rollout_annotations,
+    rollout_problems,
+)
 from dynamo_operator.settings import (
     ALL_OPTIONAL_APIS,
     LEADER_WORKER_SET_API_VERSION,
@@ -121,8 +131,11 @@ __all__ = [
     "ALL_OPTIONAL_APIS",
     "COMPONENT_REFERENCE_RULE",
     "DEFAULT_INGRESS_HOST_SUFFIX",
+    "DEFAULT_POD_FS_GROUP",
+    "DEFAULT_SHELL_COMMAND",
     "DISCOVERY_ACCOUNT_SUFFIX",
     "DNS1123_LABEL_MAX_LENGTH",
+    "FRONTEND_DEFAULT_ARGS",
     "FRONTEND_DEFAULT_COMMAND",
     "GPU_RESOURCE_NAME",
     "HPA_DEFAULT_CPU_UTILIZATION",
@@ -138,6 +151,7 @@ __all__ = [
     "OPTIONAL_API_GROUP_VERSIONS",
     "PLANNER_SERVICE_ACCOUNT_NAME",
     "POD_GROUP_API_VERSION",
+    "ROLLOUT_ANNOTATIONS",
     "SHARED_MEMORY_DEFAULT_SIZE",
     "SHARED_MEMORY_MOUNT_PATH",
     "SHARED_MEMORY_VOLUME_NAME",
@@ -163,9 +177,11 @@ __all__ = [
     "PullSecretIndex",
     "RenderError",
     "RenderResult",
+    "RolloutProblem",
     "WorkerEndpoint",
     "adapter_of",
     "base_model_hash",
+    "build_deployment_strategy",
     "build_pull_secret_index",
     "component_deployment_name",
     "component_pod_selector",
@@ -193,6 +209,8 @@ __all__ = [
     "plan_adapter_loads",
     "positive_duration",
     "render_objects",
+    "rollout_annotations",
+    "rollout_problems",
     "unload_event",
 ]
 

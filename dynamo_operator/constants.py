@@ -42,6 +42,10 @@ class Annotations:
     VOLCANO_GROUP_NAME: Final = "scheduling.k8s.io/group-name"
     BASE_MODEL: Final = "nvidia.com/dynamo-base-model"
     """The base model's name in full, next to its hash label, for humans."""
+    DEPLOYMENT_STRATEGY: Final = "nvidia.com/deployment-strategy"
+    """``RollingUpdate`` or ``Recreate``: the strategy of the component's Deployment."""
+    ROLLING_UPDATE_MAX_SURGE: Final = "nvidia.com/deployment-rolling-update-max-surge"
+    ROLLING_UPDATE_MAX_UNAVAILABLE: Final = "nvidia.com/deployment-rolling-update-max-unavailable"
 
 
 MODEL_FINALIZER: Final = "nvidia.com/finalizer"
@@ -67,6 +71,7 @@ class PortNames:
 
 class Env:
     DYN_NAMESPACE: Final = "DYN_NAMESPACE"
+    DYN_COMPONENT: Final = "DYN_COMPONENT"
     PARENT_DGD_NAME: Final = "DYN_PARENT_DGD_K8S_NAME"
     PARENT_DGD_NAMESPACE: Final = "DYN_PARENT_DGD_K8S_NAMESPACE"
     NATS_SERVER: Final = "NATS_SERVER"
@@ -76,6 +81,7 @@ class Env:
     DYN_SYSTEM_ENABLED: Final = "DYN_SYSTEM_ENABLED"
     DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS: Final = "DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS"
     DYN_SYSTEM_PORT: Final = "DYN_SYSTEM_PORT"
+    DYN_HEALTH_CHECK_ENABLED: Final = "DYN_HEALTH_CHECK_ENABLED"
     PLANNER_PROMETHEUS_PORT: Final = "PLANNER_PROMETHEUS_PORT"
     VLLM_CACHE_ROOT: Final = "VLLM_CACHE_ROOT"
     OMPI_KEEP_FQDN_HOSTNAMES: Final = "OMPI_MCA_orte_keep_fqdn_hostnames"
@@ -96,8 +102,17 @@ standalone component as ``<component>-k8s-service-discovery``), with a Role and 
 that name plus ``-role`` and ``-binding``: Dynamo's processes find each other through the API
 server. The upstream operator's names."""
 
-FRONTEND_DEFAULT_COMMAND: Final = ("python3", "-m", "dynamo.frontend")
-"""What a frontend with no command runs, as the upstream operator starts it."""
+FRONTEND_DEFAULT_COMMAND: Final = ("python3",)
+FRONTEND_DEFAULT_ARGS: Final = ("-m", "dynamo.frontend")
+"""What a frontend runs when it gives neither command nor args, in the upstream operator's shape:
+``command: [python3]``, ``args: [-m, dynamo.frontend]``."""
+DEFAULT_SHELL_COMMAND: Final = ("/bin/sh", "-c")
+"""The command of any other component whose args are a shell script (upstream's default)."""
+
+DEFAULT_POD_FS_GROUP: Final = 1000
+"""Pod ``securityContext.fsGroup`` unless the component gives a security context of its own:
+Dynamo's runtime images run as uid 1000 (upstream PR #3935), so a fresh volume must be writable by
+that group."""
 
 SHARED_MEMORY_VOLUME_NAME: Final = "shared-memory"
 SHARED_MEMORY_MOUNT_PATH: Final = "/dev/shm"

@@ -22,8 +22,10 @@ from dynamo_operator.builders.children import (
     build_component_children,
 )
 from dynamo_operator.builders.component_deployments import build_component_deployments
+from dynamo_operator.builders.container import default_launch
 from dynamo_operator.builders.context import BuildContext, ModelServiceOwners
 from dynamo_operator.builders.errors import BuildError, InvalidComponentError
+from dynamo_operator.builders.launch_commands import Launch, find_launch, vllm_multinode_mode
 from dynamo_operator.builders.merge import deep_merge, merge_env
 from dynamo_operator.builders.metadata import controller_reference
 from dynamo_operator.builders.model_service import (
@@ -34,6 +36,7 @@ from dynamo_operator.builders.model_service import (
 )
 from dynamo_operator.builders.persistent_volume_claims import build_persistent_volume_claims
 from dynamo_operator.builders.probes import FRONTEND_READINESS_COMMAND
+from dynamo_operator.builders.resources import gpus_per_node
 from dynamo_operator.builders.scaling_adapter import (
     build_scaling_adapters,
     derive_scaling_adapter_status,
@@ -62,6 +65,7 @@ __all__ = [
     "BuildError",
     "ComponentChildren",
     "InvalidComponentError",
+    "Launch",
     "ModelServiceOwners",
     "MultinodeUnsupported",
     "build_component_children",
@@ -75,10 +79,13 @@ __all__ = [
     "build_shared_model_service",
     "controller_reference",
     "deep_merge",
+    "default_launch",
     "derive_scaling_adapter_status",
     "discovery_account_name",
     "discovery_owner",
     "discovery_role_name",
+    "find_launch",
+    "gpus_per_node",
     "merge_env",
     "model_service_key",
     "scaled_service",
@@ -89,4 +96,5 @@ __all__ = [
     "served_base_model",
     "service_replicas",
     "service_replicas_patch",
+    "vllm_multinode_mode",
 ]

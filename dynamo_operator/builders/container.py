@@ -2,7 +2,7 @@
 
 Order (each step wins over the previous ones):
 1. defaults of the component type: ports, probes, env (plus NATS/etcd from operator flags and
-   discovery), the frontend's command when it has none;
+   discovery), the launch command the user leaves out (``default_launch``);
 2. ``extraPodSpec.mainContainer`` merged over them: scalar fields and lists such as ``args`` are
    replaced, ``env`` and ``ports`` merge by name, a probe with its own handler replaces ours and a
    probe with timings only tunes ours, ``startupProbe`` always replaces;
@@ -13,7 +13,8 @@ Order (each step wins over the previous ones):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dynamo_operator.api.constants import BackendFramework, ComponentType
@@ -37,8 +38,19 @@ from dynamo_operator.builders.volumes import (
     is_shared_memory_mount,
     shared_memory_mount,
 )
-from dynamo_operator.constants import FRONTEND_DEFAULT_COMMAND, MAIN_CONTAINER_NAME, Env
+from dynamo_operator.constants import (
+    DEFAULT_SHELL_COMMAND,
+    FRONTEND_DEFAULT_ARGS,
+    FRONTEND_DEFAULT_COMMAND,
+    MAIN_CONTAINER_NAME,
+    Env,
+)
 
+_PYTHON = re.compile(r"^(.*/)?python[0-9]*(\.[0-9]+)*$")
+"""A Python interpreter, bare or by path (``python3``, ``/usr/bin/python3.11``): upstream's test."""
+_SHELL_SYNTAX = re.compile(r"[\s$;&|<>()`'\"\\]")
+"""What makes an argument a shell script rather than a word: spaces, quotes, expansions,
+operators, redirections."""
 _PROBE_HANDLERS = ("httpGet", "exec", "tcpSocket", "grpc")
 _MERGED_FIELDS = frozenset(
     {
@@ -53,6 +65,45 @@ _MERGED_FIELDS = frozenset(
         "volumeMounts",
     }
 )
+
+
+def default_launch(
+    component_type: str, command: Sequence[str], args: Sequence[str]
+) -> tuple[list[str], list[str]]:
+    """The main container's command and args: the user's, completed as upstream's operator does.
+
+    A component that gives args and no command, the first a shell script (spaces or shell
+    syntax), runs them under ``/bin/sh -c`` (upstream's default command); args that are words go
+    to the image's entrypoint, as Kubernetes defines them. A frontend otherwise runs
+    ``python3 -m dynamo.frontend`` (``_frontend_launch``). An empty list is unset.
+    """
+    command, args = list(command), list(args)
+    if not command and args and _SHELL_SYNTAX.search(args[0]):
+        return list(DEFAULT_SHELL_COMMAND), args
+    if component_type == ComponentType.FRONTEND:
+        return _frontend_launch(command, args)
+    return command, args
+
+
+def _frontend_launch(command: list[str], args: list[str]) -> tuple[list[str], list[str]]:
+    """Upstream's shape, ``command: [python3]`` and ``args: [-m, dynamo.frontend]``, filling in
+    what the user leaves out: a bare Python interpreter as command gets the module as args; args
+    alone run under ``python3``, after the module unless they name what Python runs (``-m``,
+    ``-c`` or a script), so args that are only flags are the frontend's flags."""
+    if command and args:
+        return command, args
+    if command:
+        bare_python = len(command) == 1 and _PYTHON.match(command[0]) is not None
+        return command, list(FRONTEND_DEFAULT_ARGS) if bare_python else []
+    if not args:
+        return list(FRONTEND_DEFAULT_COMMAND), list(FRONTEND_DEFAULT_ARGS)
+    names_program = any(arg in ("-m", "-c") for arg in args) or not args[0].startswith("-")
+    module = [] if names_program else list(FRONTEND_DEFAULT_ARGS)
+    return list(FRONTEND_DEFAULT_COMMAND), [*module, *args]
+
+
+def _words(value: Any) -> list[str]:
+    return [str(word) for word in value] if isinstance(value, list) else []
 
 
 def merge_probe(default: JsonDict | None, override: Mapping[str, Any] | None) -> JsonDict | None:
@@ -132,10 +183,14 @@ def build_main_container(
     for key, value in user.items():
         if key not in _MERGED_FIELDS:
             container[key] = copy_json(value)
-    if component.component_type == ComponentType.FRONTEND and not container.get("command"):
-        # Without it the pod runs the image's entrypoint, not the frontend; args given alone are
-        # the frontend's flags.
-        container["command"] = list(FRONTEND_DEFAULT_COMMAND)
+    command, args = default_launch(
+        component.component_type, _words(user.get("command")), _words(user.get("args"))
+    )
+    for key, words in (("command", command), ("args", args)):
+        if words:
+            container[key] = words
+        else:
+            container.pop(key, None)
     ports = merge_named(default_container_ports(component.component_type), user.get("ports"))
     if ports:
         container["ports"] = ports

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 from dynamo_operator.api.constants import WORKER_LIKE_COMPONENT_TYPES
@@ -10,6 +11,7 @@ from dynamo_operator.builders.context import BuildContext
 from dynamo_operator.builders.labels import child_metadata, selector_labels
 from dynamo_operator.builders.merge import JsonDict
 from dynamo_operator.builders.pod_template import build_pod_template
+from dynamo_operator.rollout_strategy import build_deployment_strategy, rollout_annotations
 
 WORKER_MIN_READY_SECONDS: Final = 10
 """How long a new worker pod serves Ready before its Deployment counts it available and takes an
@@ -24,7 +26,8 @@ def build_deployment(component: Component, context: BuildContext) -> JsonDict:
 
     ``replicas`` is left out when autoscaling is on: the HPA owns it, and applying our value would
     undo every scaling decision. Worker-like components roll out with ``minReadySeconds``
-    (``WORKER_MIN_READY_SECONDS``).
+    (``WORKER_MIN_READY_SECONDS``). The strategy is the one the rollout annotations ask for
+    (``rollout_strategy``), written out even when it is Kubernetes' default, as upstream does.
     """
     spec: JsonDict = {}
     if not component.autoscaling_enabled:
@@ -32,6 +35,9 @@ def build_deployment(component: Component, context: BuildContext) -> JsonDict:
     if component.component_type in WORKER_LIKE_COMPONENT_TYPES:
         spec["minReadySeconds"] = WORKER_MIN_READY_SECONDS
     spec["selector"] = {"matchLabels": selector_labels(component)}
+    spec["strategy"] = build_deployment_strategy(
+        rollout_annotations(component.annotations, _pod_annotations(component))
+    )
     spec["template"] = build_pod_template(component, context)
     return {
         "apiVersion": "apps/v1",
@@ -39,3 +45,9 @@ def build_deployment(component: Component, context: BuildContext) -> JsonDict:
         "metadata": child_metadata(component),
         "spec": spec,
     }
+
+
+def _pod_annotations(component: Component) -> Mapping[str, str]:
+    metadata = component.spec.get("extraPodMetadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
+    return annotations if isinstance(annotations, Mapping) else {}

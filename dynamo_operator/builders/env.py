@@ -2,8 +2,9 @@
 
 Precedence, lowest first: standard env (NATS/etcd addresses from operator flags, how Dynamo's
 processes discover each other, the pod's identity from the downward API), component-type
-defaults, ``extraPodSpec.mainContainer.env``, the service's ``envs``. User values win on a name
-clash; the result is sorted by name (see ``merge.merge_env``).
+defaults (``DYN_COMPONENT`` and the type's own), ``extraPodSpec.mainContainer.env``, the
+service's ``envs``. User values win on a name clash; the result is sorted by name (see
+``merge.merge_env``).
 """
 
 from __future__ import annotations
@@ -51,6 +52,13 @@ def identity_env(
 
 
 def component_type_env(component_type: str) -> list[JsonDict]:
+    """``DYN_COMPONENT``: the component's type, for every component that has one (upstream's
+    ``component_common.go``); then what the type itself needs."""
+    env = [env_var(Env.DYN_COMPONENT, component_type)] if component_type else []
+    return env + _type_defaults(component_type)
+
+
+def _type_defaults(component_type: str) -> list[JsonDict]:
     if component_type == ComponentType.FRONTEND:
         port = str(Ports.FRONTEND_HTTP)
         return [env_var(Env.DYNAMO_PORT, port), env_var(Env.DYN_HTTP_PORT, port)]
@@ -59,6 +67,10 @@ def component_type_env(component_type: str) -> list[JsonDict]:
             env_var(Env.DYN_SYSTEM_ENABLED, "true"),
             env_var(Env.DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS, '["generate"]'),
             env_var(Env.DYN_SYSTEM_PORT, str(Ports.SYSTEM)),
+            # The runtime's canary health check races a worker's own registration (a request
+            # before its endpoint subscribes fails, ai-dynamo/dynamo#5038): off, as upstream
+            # renders it for a runtime whose version it does not know.
+            env_var(Env.DYN_HEALTH_CHECK_ENABLED, "false"),
         ]
     if component_type == ComponentType.PLANNER:
         return [env_var(Env.PLANNER_PROMETHEUS_PORT, str(Ports.PLANNER_METRICS))]

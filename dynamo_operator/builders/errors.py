@@ -2,6 +2,8 @@
 
     BuildError                      base class; the component cannot be built as specified
     └── InvalidComponentError       a field holds a value no Kubernetes object can express
+    ShellSyntaxError                a container's script does not parse (``shell_script``); caught
+                                    inside the builders: its launch command is then not found
 
 Validation rejects these inputs up front; the builders still check so that a DCD written without
 the webhook fails with a clear message naming the field instead of an invalid object.
@@ -19,3 +21,7 @@ class InvalidComponentError(BuildError):
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class ShellSyntaxError(ValueError):
+    """A shell script does not parse: an unterminated quote or substitution."""

@@ -2,9 +2,11 @@
 
 Base pod spec (grace period 60 s, restartPolicy Always, the component's service account: the
 planner's, else with Kubernetes discovery its graph's discovery account), then
-``extraPodSpec`` merged over it (user wins), then what the operator adds on top: volumes merged by
-name, shared memory replacing any user volume of that name, the main container after the user's
-own containers, and discovered image pull secrets after the user's (sorted, de-duplicated).
+``extraPodSpec`` merged over it (user wins), ``securityContext: {fsGroup: 1000}`` unless the user
+gives a security context (kept whole, as upstream does), then what the operator adds on top:
+volumes merged by name, shared memory replacing any user volume of that name, the main container
+after the user's own containers, and discovered image pull secrets after the user's (sorted,
+de-duplicated).
 Pods that serve a base model (``modelRef``) carry its hash label and name annotation.
 """
 
@@ -29,6 +31,7 @@ from dynamo_operator.builders.volumes import (
     shared_memory_volume,
 )
 from dynamo_operator.constants import (
+    DEFAULT_POD_FS_GROUP,
     MAIN_CONTAINER_NAME,
     SHARED_MEMORY_VOLUME_NAME,
     TERMINATION_GRACE_PERIOD_SECONDS,
@@ -69,6 +72,10 @@ def build_pod_spec(component: Component, context: BuildContext, role: Role = "ma
         _base_pod_spec(component, context),
         {key: value for key, value in overrides.items() if key not in _OPERATOR_MERGED_FIELDS},
     )
+    if overrides.get("securityContext") is None:
+        # Upstream's rule: any security context of the user's own, even a partial or empty one,
+        # is kept whole, so a user can leave fsGroup unset on purpose.
+        spec["securityContext"] = {"fsGroup": DEFAULT_POD_FS_GROUP}
     persistent = build_persistent_volume_mounts(component)
     shm_size = shared_memory_size(component)
     user_volumes = overrides.get("volumes") or ()

@@ -121,8 +121,9 @@ def _check_requests_within_limits(
         elif limit is None:
             issues.error(
                 path,
-                f"{name} is requested without a limit; extended resources cannot be "
-                "overcommitted, set limits (the request defaults to it)",
+                f"{name} is requested ({_text(merged, 'requests', name)}) without a limit, which "
+                "Kubernetes refuses for an extended resource: give the amount as a limit instead "
+                "(limits.gpu for GPUs, limits.custom for others); the request defaults to it",
             )
         elif request is not None and request != limit:
             issues.error(

@@ -13,7 +13,10 @@ from collections.abc import Collection
 from dynamo_operator.api import BackendFramework, DynamoComponentDeploymentSharedSpec
 from dynamo_operator.backend_inference import effective_backend, launched_backends
 from dynamo_operator.field_paths import join_path
+from dynamo_operator.validation.annotations import check_rollout_annotations
 from dynamo_operator.validation.collector import IssueCollector
+from dynamo_operator.validation.experimental import check_experimental
+from dynamo_operator.validation.launch_command import check_multinode_launch
 from dynamo_operator.validation.names import check_annotations, check_labels
 from dynamo_operator.validation.pod_spec import check_pod_overrides
 from dynamo_operator.validation.resources import check_resources
@@ -60,10 +63,13 @@ def validate_service(
     _check_shared_memory(service, path, issues)
     _check_autoscaling(service, path, issues)
     _check_multinode_replicas(service, path, issues)
+    check_multinode_launch(service, path, backend, issues)
     _check_unique_env_names(service, path, issues)
     _check_metadata(service, path, issues)
+    check_rollout_annotations(service, path, issues)
     check_resources(service, path, issues)
     check_pod_overrides(service, path, issues)
+    check_experimental(service, path, issues)
 
 
 def _check_ingress(
