@@ -17,6 +17,7 @@ REAL_NODE_MODULES = frozenset(
         "e2e/harness/test_real_node.py",
         "e2e/install/test_dynamo_component_builds.py",
         "e2e/install/test_install.py",
+        "e2e/install/test_multinode_launch.py",
         "e2e/install/test_real_dynamo.py",
         "e2e/install/test_upgrade.py",
     }
