@@ -15,7 +15,7 @@ Fixtures (the cross-team contract):
 - ``kr8s_api`` (session): a synchronous kr8s client for that cluster.
 - ``api`` (function): an asyncio kr8s client, its transport closed after the test.
 - ``installed_crds`` (session): the CRDs of the CRD chart
-  (``deploy/helm/dynamo-operator-crds/generated``) installed and Established (kr8s objects);
+  (``deploy/helm/dynamo-operator-crds/generated``) installed and Established (as read then);
   installing is idempotent, so several suites of one session share them. On the local control
   plane they come with ``conversion_server`` (session), the conversion webhook their two versions
   need (``e2e/support/conversion.py``).

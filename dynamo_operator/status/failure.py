@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from dynamo_operator.status.reasons import Reasons
-from dynamo_operator.validation import ValidationResult
+
+
+class Verdict(Protocol):
+    """A refused validation (`dynamo_operator.validation.ValidationResult`), as status sees it:
+    validation stands on builders, which stand on status, so status does not import it."""
+
+    def summary(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,7 +23,7 @@ class StatusFailure:
     message: str
 
     @classmethod
-    def invalid(cls, result: ValidationResult) -> StatusFailure:
+    def invalid(cls, result: Verdict) -> StatusFailure:
         """The spec breaks a rule: terminal until the user changes it. The message lists every
         error as ``<field path>: <why>``."""
         return cls(Reasons.VALIDATION_FAILED, f"Validation failed: {result.summary()}")

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 from kr8s.objects import Pod
 
-from e2e.localcluster import wait_for
+from e2e.localcluster import is_condition_true, wait_for
 from e2e.support import registry_client
 from e2e.support.build_service import (
     TOOLS_IN_REGISTRY,
@@ -203,5 +203,4 @@ def guarded(real_node: RealNodeCluster, build_service: BuildService) -> BuildSer
 
 def pod_ready(pod: Pod) -> bool:
     pod.refresh()
-    conditions = pod.raw.get("status", {}).get("conditions") or []
-    return any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
+    return is_condition_true(pod.raw, "Ready")

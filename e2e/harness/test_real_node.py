@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from kr8s.objects import Event, Node, Pod, Service
 
-from e2e.localcluster import wait_for
+from e2e.localcluster import is_condition_true, wait_for
 from e2e.localcluster.realnode import host_network
 from e2e.localcluster.realnode.host_cleanup import kubepods_cgroups, pids_with_argument
 from e2e.localcluster.realnode.node_config import BRIDGE
@@ -66,8 +66,7 @@ def create_pod(
 
 def pod_condition(pod: Pod, condition: str) -> bool:
     pod.refresh()
-    conditions = pod.raw.get("status", {}).get("conditions") or []
-    return any(c["type"] == condition and c["status"] == "True" for c in conditions)
+    return is_condition_true(pod.raw, condition)
 
 
 def finished(pod: Pod) -> str | None:

@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 from dynamo_operator.status import Reasons
-from e2e.localcluster import wait_for
+from e2e.localcluster import condition, is_condition_true, wait_for
 from e2e.localcluster.controlplane.admin_client import AdminClient
 from e2e.support.api_store import ApiStore, running_api_store
 from e2e.support.build_service import (
@@ -155,7 +155,7 @@ class Builds:
         )
 
     def available(self, component: dict[str, Any] | None) -> dict[str, Any]:
-        return _condition(component, "DynamoComponentAvailable")
+        return condition(component, "DynamoComponentAvailable")
 
     def pods(self, graph: str, namespace: str | None = None) -> list[dict[str, Any]]:
         selector = f"nvidia.com/selector={component_name(graph, 'Web')}"
@@ -211,11 +211,6 @@ class Builds:
 
     def image(self, version: str) -> str:
         return f"{self.service.registry}/{REPOSITORY}:dynamo.web.{version}"
-
-
-def _condition(obj: dict[str, Any] | None, kind: str) -> dict[str, Any]:
-    conditions = ((obj or {}).get("status") or {}).get("conditions") or []
-    return next((c for c in conditions if c["type"] == kind), {})
 
 
 def _running_image(pods: list[dict[str, Any]]) -> set[str]:
@@ -274,7 +269,7 @@ def test_a_graph_naming_an_artifact_runs_the_image_built_from_it(builds: Builds)
     graph = builds.successful("shop")
 
     component = builds.component("v1")
-    assert builds.available(component)["status"] == "True"
+    assert is_condition_true(component, "DynamoComponentAvailable")
     assert (component or {})["status"]["image"] == builds.image("v1")
     assert image_exists(builds.service, REPOSITORY, "dynamo.web.v1")
     [job] = builds.jobs()
@@ -315,7 +310,7 @@ def test_a_new_tag_builds_while_the_old_pods_serve_then_rolls_onto_it(builds: Bu
     builds.set_version("shop", "v2")
 
     def building() -> dict[str, Any] | None:
-        ready = _condition(builds.admin.get(GRAPH.object_path(builds.namespace, "shop")), "Ready")
+        ready = condition(builds.admin.get(GRAPH.object_path(builds.namespace, "shop")), "Ready")
         return ready if "web--v2" in ready.get("message", "") else None
 
     waiting = wait_for("the graph waiting for web--v2", building, timeout=BUILD)
@@ -342,7 +337,7 @@ def test_a_failing_build_says_why_and_a_fixed_tag_recovers(builds: Builds) -> No
         return graph if (graph.get("status") or {}).get("state") == "failed" else None
 
     graph = wait_for("the graph failed by its component", failed, timeout=BUILD)
-    ready = _condition(graph, "Ready")
+    ready = condition(graph, "Ready")
     assert ready["reason"] == "DynamoComponentNotReady"
     assert ready["message"].startswith("DynamoComponent web--broken: ")
     assert "missing-file.txt" in ready["message"]  # the builder's own words
@@ -430,8 +425,9 @@ def test_a_registry_behind_credentials_is_checked_pushed_to_and_pulled_from_with
         builds.create_component("there", team)
 
         def found() -> dict[str, Any] | None:
-            available = builds.available(builds.component("there", team))
-            return available if available.get("status") == "True" else None
+            component = builds.component("there", team)
+            ready = is_condition_true(component, "DynamoComponentAvailable")
+            return builds.available(component) if ready else None
 
         assert wait_for("web--there found", found, timeout=BUILD)["reason"] == "ImageFound"
 
@@ -470,7 +466,7 @@ def test_a_component_naming_an_artifact_waits_for_and_runs_its_dynamo_components
     )
 
     def waiting() -> dict[str, Any] | None:
-        available = _condition(builds.get(path), "Available")
+        available = condition(builds.get(path), "Available")
         return available if available.get("reason") == "DynamoComponentNotReady" else None
 
     message = wait_for("solo waiting", waiting, timeout=60)["message"]
@@ -479,7 +475,7 @@ def test_a_component_naming_an_artifact_waits_for_and_runs_its_dynamo_components
     builds.create_component("solo")
 
     def available() -> bool:
-        return _condition(builds.get(path), "Available").get("status") == "True"
+        return is_condition_true(builds.get(path), "Available")
 
     wait_for("solo available", available, timeout=BUILD)
     selector = "nvidia.com/selector=solo"

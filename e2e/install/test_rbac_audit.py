@@ -40,12 +40,12 @@ import pytest
 import yaml
 
 from dynamo_operator.builders import build_discovery_access, build_discovery_service_account
-from e2e.localcluster import LocalCluster, ensure_binaries, install_crd
+from e2e.localcluster import LocalCluster, ensure_binaries, install_crds
 from e2e.localcluster.controlplane.audit import read_audit_events, verbs_needed
 from e2e.localcluster.ports import free_port
 from e2e.support import chart
 from e2e.support.api_store import ApiStore, running_api_store
-from e2e.support.crds import CRD_DIR
+from e2e.support.crds import committed_crds
 from e2e.support.graphs import World
 from e2e.support.kinds import LEADER_WORKER_SET, MODEL, POD_GROUP, RBAC_KINDS, VIRTUAL_SERVICE
 from e2e.support.metrics_access import scrape
@@ -235,11 +235,11 @@ def check(objects: list[dict[str, Any]], requests: list[Request]) -> None:
 _PRESERVE = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
 
 
-def _stand_in_crd(kind: ResourceKind, singular: str) -> str:
+def _stand_in_crd(kind: ResourceKind, singular: str) -> dict[str, Any]:
     """A CRD of an optional API (Istio, Volcano) accepting any spec: the operator only needs
     the API served."""
     group, version = kind.api_version.split("/")
-    crd = {
+    return {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
         "metadata": {"name": f"{kind.plural}.{group}"},
@@ -258,7 +258,6 @@ def _stand_in_crd(kind: ResourceKind, singular: str) -> str:
             ],
         },
     }
-    return yaml.safe_dump(crd)
 
 
 @pytest.fixture(scope="module")
@@ -270,13 +269,11 @@ def audited() -> Iterator[LocalCluster]:
     try:
         cluster.start()
         client = cluster.admin_client()
-        for path in sorted(CRD_DIR.glob("*.yaml")):
-            install_crd(
-                client, path.read_text(), yaml.safe_load(path.read_text())["metadata"]["name"]
-            )
-        for kind, singular in ((VIRTUAL_SERVICE, "virtualservice"), (POD_GROUP, "podgroup")):
-            group = kind.api_version.split("/")[0]
-            install_crd(client, _stand_in_crd(kind, singular), f"{kind.plural}.{group}")
+        stand_ins = ((VIRTUAL_SERVICE, "virtualservice"), (POD_GROUP, "podgroup"))
+        install_crds(
+            client,
+            [*committed_crds(), *(_stand_in_crd(kind, singular) for kind, singular in stand_ins)],
+        )
         yield cluster
     finally:
         cluster.stop()

@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 
 from dynamo_operator.constants import Ports
-from e2e.localcluster import ensure_binaries, rss_bytes, wait_for
+from e2e.localcluster import condition, ensure_binaries, is_condition_true, rss_bytes, wait_for
 from e2e.localcluster.controlplane.audit import read_audit_events, verbs_needed
 from e2e.localcluster.ports import free_port
 from e2e.support import kinds
@@ -56,7 +56,6 @@ from e2e.support.helm_install import (
     RELEASE,
     SYSTEM,
     Installed,
-    condition_status,
     install,
 )
 from e2e.support.real_node import RealNodeCluster, running_real_node
@@ -95,9 +94,7 @@ class Serving:
 
     def ready_pod_ips(self, component: str) -> list[str]:
         return sorted(
-            p["status"]["podIP"]
-            for p in self.pods(component)
-            if condition_status(p, "Ready") == "True"
+            p["status"]["podIP"] for p in self.pods(component) if is_condition_true(p, "Ready")
         )
 
     def patch_graph(self, graph: str, patch: dict[str, Any]) -> dict[str, Any]:
@@ -326,8 +323,7 @@ def test_the_same_graph_serves_with_etcd_discovery(
         def on_etcd() -> bool:
             pods = [*serving.pods("disagg-prefill"), *serving.pods("disagg-decode")]
             return len(pods) == 2 and all(
-                _env(pod).get("DYN_DISCOVERY_BACKEND") == "etcd"
-                and condition_status(pod, "Ready") == "True"
+                _env(pod).get("DYN_DISCOVERY_BACKEND") == "etcd" and is_condition_true(pod, "Ready")
                 for pod in pods
             )
 
@@ -403,7 +399,7 @@ def _rollout_failures(serving: Serving, load: _Load, new_pod: dict[str, Any]) ->
     """What failed, when (from the new worker's Ready: near 0 s is the frontend not yet routing
     to it; near the Deployment's minReadySeconds is the old worker going away), and what the
     frontend logged above INFO: the next failure says which side of the rollout it was on."""
-    ready = next(c for c in new_pod["status"]["conditions"] if c["type"] == "Ready")
+    ready = condition(new_pod, "Ready")
     ready_at = datetime.fromisoformat(ready["lastTransitionTime"]).timestamp()
     failed = [f"{at - ready_at:+.1f}s {message}" for at, message in load.failures[:5]]
     [frontend] = serving.pods("agg-frontend")

@@ -12,6 +12,7 @@ import urllib.request
 import pytest
 
 from e2e.kind.kubectl import get_json, kubectl, port_forward
+from e2e.localcluster import is_condition_true
 from e2e.support.graphs import small_graph
 from e2e.support.helm_install import OPERATOR_LABELS, RELEASE, SYSTEM, invalid_graph
 
@@ -26,8 +27,7 @@ def test_operator_pod_is_ready_through_its_probes() -> None:
     assert container["image"] == "localhost/dynamo-operator:dev"
     assert container["readinessProbe"]["httpGet"]
     assert container["livenessProbe"]["httpGet"]
-    ready = {c["type"]: c["status"] for c in pod["status"]["conditions"]}["Ready"]
-    assert ready == "True"
+    assert is_condition_true(pod, "Ready")
     assert pod["status"]["containerStatuses"][0]["restartCount"] == 0
 
 

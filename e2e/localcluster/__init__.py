@@ -7,9 +7,11 @@ controller-manager, the scheduler, kwok and LeaderWorkerSet as processes on 127.
 """
 
 from e2e.localcluster.build import Binaries, BuildError, ensure_binaries
+from e2e.localcluster.conditions import condition, is_condition_true
 from e2e.localcluster.controlplane.admin_client import AdminClient, ApiError
-from e2e.localcluster.controlplane.cluster import LocalCluster, install_crd
+from e2e.localcluster.controlplane.cluster import LocalCluster
 from e2e.localcluster.controlplane.control_plane import ControlPlane
+from e2e.localcluster.controlplane.crds import CrdClient, install_crds
 from e2e.localcluster.controlplane.ephemeral import kubeconfig_or_local_cluster
 from e2e.localcluster.controlplane.pki import KeyPair, Pki
 from e2e.localcluster.processes import StartupError, rss_bytes
@@ -21,12 +23,15 @@ __all__ = [
     "Binaries",
     "BuildError",
     "ControlPlane",
+    "CrdClient",
     "KeyPair",
     "LocalCluster",
     "Pki",
     "StartupError",
+    "condition",
     "ensure_binaries",
-    "install_crd",
+    "install_crds",
+    "is_condition_true",
     "kubeconfig_or_local_cluster",
     "rss_bytes",
     "wait_for",

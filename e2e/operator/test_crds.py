@@ -45,7 +45,7 @@ def _graph(name: str, services: dict[str, Any], **spec: Any) -> dict[str, Any]:
 
 def test_crds_are_established_with_their_short_names(installed_crds: list[Any]) -> None:
     accepted = {
-        crd.raw["status"]["acceptedNames"]["kind"]: crd.raw["status"]["acceptedNames"]["shortNames"]
+        crd["status"]["acceptedNames"]["kind"]: crd["status"]["acceptedNames"]["shortNames"]
         for crd in installed_crds
     }
 

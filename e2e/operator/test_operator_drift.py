@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from e2e.localcluster import condition
 from e2e.support import kwok_only
-from e2e.support.graphs import USER, World, condition, main_env, small_graph
+from e2e.support.graphs import USER, World, main_env, small_graph
 from e2e.support.kinds import COMPONENT, GRAPH
 from e2e.support.polling import eventually
 from manager.runtime.kinds import DEPLOYMENT, SERVICE

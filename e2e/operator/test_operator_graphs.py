@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
+from e2e.localcluster import condition, is_condition_true
 from e2e.support import kwok_only
 from e2e.support.graphs import (
     EXAMPLE,
     FIXTURES,
     World,
     check_converged_children,
-    condition,
     load_graph,
     persistent_volume,
     seed_graph,
@@ -51,7 +51,7 @@ async def converged_component(world: World, name: str) -> dict[str, Any]:
             return None
         status = dcd.get("status") or {}
         observed = status.get("observedGeneration") == dcd["metadata"].get("generation")
-        return dcd if observed and condition(dcd, "Available").get("status") == "True" else None
+        return dcd if observed and is_condition_true(dcd, "Available") else None
 
     return await eventually(f"DCD {world.namespace}/{name} available", available)
 
@@ -169,7 +169,7 @@ async def test_a_graph_needing_more_gpus_than_the_nodes_have_says_why(world: Wor
     available = condition(worker, "Available")
     assert (available["status"], available["reason"]) == ("False", "Unschedulable")
     frontend = await converged_component(world, "too-big-frontend")
-    assert condition(frontend, "Available")["status"] == "True"
+    assert is_condition_true(frontend, "Available")
 
 
 # Last in the module: the garbage collector notices kinds installed shortly before (the CRDs of

@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 import pytest
 
+from e2e.localcluster import condition, is_condition_true
 from e2e.support import kwok_only, polling
 from e2e.support.kinds import GRAPH, MODEL
 from e2e.support.lora_workers import PORT, Call, Worker, WorkerNetwork, worker_network
@@ -41,13 +42,6 @@ HASH_LABEL = "nvidia.com/dynamo-base-model-hash"
 def model_hash(base_model: str) -> str:
     """What the spec says the hash is: the first 8 hex digits of the name's SHA-256."""
     return hashlib.sha256(base_model.encode()).hexdigest()[:8]
-
-
-def condition(obj: Mapping[str, Any], condition_type: str) -> dict[str, Any]:
-    for entry in (obj.get("status") or {}).get("conditions") or ():
-        if entry.get("type") == condition_type:
-            return dict(entry)
-    return {}
 
 
 # Models settle fast (no Pods): a shorter bound and a tighter poll than the graphs'.
@@ -224,7 +218,7 @@ async def test_a_lora_is_loaded_once_on_every_ready_worker(
     assert all(endpoint["ready"] for endpoint in model["status"]["endpoints"])
     ready = condition(model, "EndpointsReady")
     assert (ready["status"], ready["reason"]) == ("True", "AllEndpointsReady")
-    assert condition(model, "ServicesFound")["status"] == "True"
+    assert is_condition_true(model, "ServicesFound")
     assert FINALIZER in model["metadata"]["finalizers"]
     assert await cluster.events("math", "LoRALoaded")
 

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
+from e2e.localcluster import condition
 from e2e.support import kwok_only
-from e2e.support.graphs import World, condition, main_env, recorded, small_graph
+from e2e.support.graphs import World, is_pod_ready, main_env, recorded, small_graph
 from e2e.support.kinds import COMPONENT, GRAPH
 from e2e.support.polling import eventually
 from manager.runtime.kinds import DEPLOYMENT, POD, SECRET, SERVICE
@@ -115,7 +116,7 @@ async def test_a_stuck_rollout_keeps_the_graph_pending_while_old_pods_serve(worl
     old_pods = [
         pod
         for pod in await world.list(POD, labels={"nvidia.com/selector": "stuck-vllmworker"})
-        if not pod["spec"].get("nodeSelector") and condition(pod, "Ready").get("status") == "True"
+        if not pod["spec"].get("nodeSelector") and is_pod_ready(pod)
     ]
     assert old_pods, "the old pods still serve while the rollout is stuck"
 

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from kr8s.objects import Job, Secret
 
+from e2e.localcluster import is_condition_true
 from e2e.support.build_service import BuildService
 from e2e.support.real_node import RealNodeCluster
 
@@ -132,10 +133,7 @@ def job_outcome(real_node: RealNodeCluster, job: Job) -> str | None:
     """``Complete`` or ``Failed`` once the Job has that condition."""
     path = f"/apis/batch/v1/namespaces/{job.namespace}/jobs/{job.name}"
     live = real_node.cluster.admin_client().get(path)
-    for condition in live.get("status", {}).get("conditions") or []:
-        if condition["type"] in ("Complete", "Failed") and condition["status"] == "True":
-            return str(condition["type"])
-    return None
+    return next((end for end in ("Complete", "Failed") if is_condition_true(live, end)), None)
 
 
 def builder_log(real_node: RealNodeCluster, namespace: str, job: Job) -> str:

@@ -30,6 +30,7 @@ import kr8s
 import yaml
 from kr8s.objects import new_class
 
+from e2e.localcluster import is_condition_true
 from e2e.localcluster.processes import die_with_parent_hook
 from e2e.support import chart
 from e2e.support.crds import install_crd_documents
@@ -41,9 +42,6 @@ INJECT_CA_FROM = "cert-manager.io/inject-ca-from"
 SERVING_SECRET = "webhook-server-cert"  # upstream's webhook.certificateSecret.name
 CERT_MANAGER_GROUP = "cert-manager.io/v1"
 
-CustomResourceDefinition = new_class(
-    "CustomResourceDefinition", "apiextensions.k8s.io/v1", namespaced=False, asyncio=False
-)
 Issuer = new_class("Issuer", CERT_MANAGER_GROUP, namespaced=True, asyncio=False)
 Certificate = new_class("Certificate", CERT_MANAGER_GROUP, namespaced=True, asyncio=False)
 
@@ -203,8 +201,7 @@ def request_renewal(certificate: Any) -> None:
 
 def is_ready(certificate: Any) -> bool:
     certificate.refresh()
-    status = certificate.raw.get("status") or {}
-    return any(c["type"] == "Ready" and c["status"] == "True" for c in status.get("conditions", []))
+    return is_condition_true(certificate.raw, "Ready")
 
 
 def secret_files(secret: Any) -> dict[str, bytes]:

@@ -1,17 +1,17 @@
-"""The operator's CRDs (the CRD chart's generated files) installed into a test cluster."""
+"""The operator's CRDs (the CRD chart's generated files) installed into a test cluster, with the
+harness's one installer (`e2e.localcluster.install_crds`) over kr8s, so any cluster will do."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import kr8s
 import yaml
-from kr8s.objects import APIObject, new_class
+from kr8s.objects import new_class
 
-from e2e.localcluster import wait_for
+from e2e import localcluster
 
 CRD_DIR = (
     Path(__file__).resolve().parents[2] / "deploy" / "helm" / "dynamo-operator-crds" / "generated"
@@ -31,30 +31,38 @@ def committed_crds() -> list[dict[str, Any]]:
     ]
 
 
-def install_crds(api: kr8s.Api) -> list[APIObject]:
+def install_crds(api: kr8s.Api) -> list[Mapping[str, Any]]:
     """The repository's CRDs, installed with ``install_crd_documents``."""
     return install_crd_documents(api, committed_crds())
 
 
-def install_crd_documents(api: kr8s.Api, manifests: Iterable[dict[str, Any]]) -> list[APIObject]:
-    """Create each CRD unless present and wait until it is Established; idempotent, so several
-    suites (or workers sharing an external cluster) can install the same files."""
-    installed = []
-    for manifest in manifests:
-        crd = CustomResourceDefinition(manifest, api=api)
-        if not crd.exists():
-            try:
-                crd.create()
-            except kr8s.ServerError as error:  # created by a parallel test meanwhile
-                if "already exists" not in str(error):
-                    raise
-        wait_for(f"CRD {crd.name} Established", functools.partial(_is_established, crd), timeout=30)
-        installed.append(crd)
-    return installed
+def install_crd_documents(
+    api: kr8s.Api, manifests: Iterable[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
+    """Each CRD created unless present and Established (`e2e.localcluster.install_crds`); the
+    CRDs as read then."""
+    return localcluster.install_crds(Kr8sCrds(api), manifests)
 
 
-def _is_established(crd: APIObject) -> bool:
-    crd.refresh()
-    raw: dict[str, Any] = dict(crd.raw)
-    conditions = (raw.get("status") or {}).get("conditions") or []
-    return any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
+class Kr8sCrds:
+    """`e2e.localcluster.CrdClient` over a kr8s client."""
+
+    def __init__(self, api: kr8s.Api) -> None:
+        self._api = api
+
+    def read_crd(self, name: str) -> Mapping[str, Any] | None:
+        crd = CustomResourceDefinition({"metadata": {"name": name}}, api=self._api)
+        try:
+            crd.refresh()  # one GET (`get` would wait 2 s for a missing one)
+        except kr8s.NotFoundError:
+            return None
+        return dict(crd.raw)
+
+    def create_crd(self, document: Mapping[str, Any]) -> bool:
+        try:
+            CustomResourceDefinition(dict(document), api=self._api).create()
+        except kr8s.ServerError as error:  # created by a parallel test meanwhile
+            if "already exists" not in str(error):
+                raise
+            return False
+        return True

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import anyio
 import yaml
 
+from e2e.localcluster import is_condition_true
 from e2e.support.kinds import COMPONENT, GRAPH, GRAPH_BETA, LEADER_WORKER_SET
 from e2e.support.polling import CONVERGE_TIMEOUT, eventually
 from manager.runtime.client import NotFound, RestClient
@@ -155,13 +156,6 @@ def component_name(graph: str, service: str) -> str:
     return f"{graph}-{service.lower()}"
 
 
-def condition(obj: Mapping[str, Any], condition_type: str) -> Mapping[str, Any]:
-    for entry in (obj.get("status") or {}).get("conditions") or ():
-        if entry.get("type") == condition_type:
-            return dict(entry)
-    return {}
-
-
 def controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The ownerReference with `controller: true`, if any."""
     for reference in (obj.get("metadata") or {}).get("ownerReferences") or ():
@@ -186,7 +180,7 @@ def main_env(pod_spec: Mapping[str, Any]) -> dict[str, str | None]:
 
 
 def is_pod_ready(pod: Mapping[str, Any]) -> bool:
-    return condition(pod, "Ready").get("status") == "True"
+    return is_condition_true(pod, "Ready")
 
 
 def is_converged(graph: Mapping[str, Any]) -> bool:
@@ -194,7 +188,7 @@ def is_converged(graph: Mapping[str, Any]) -> bool:
     return (
         status.get("state") == "successful"
         and status.get("observedGeneration") == graph["metadata"].get("generation")
-        and condition(graph, "Ready").get("status") == "True"
+        and is_condition_true(graph, "Ready")
     )
 
 
@@ -345,14 +339,14 @@ async def check_converged_children(world: World, graph: Mapping[str, Any]) -> No
         dcd_name = dcd["metadata"]["name"]
         replicas = entry.get("replicas", 1)
         nodes = (entry.get("multinode") or {}).get("nodeCount", 1)
-        assert condition(dcd, "Available").get("status") == "True", dcd_name
+        assert is_condition_true(dcd, "Available"), dcd_name
         if nodes > 1:
             assert dcd_name not in deployments
             for index in range(replicas):
                 group = leader_worker_sets[f"{dcd_name}-{index}"]
                 assert is_controlled_by(group, dcd)
                 assert group["spec"]["leaderWorkerTemplate"]["size"] == nodes
-                assert condition(group, "Available").get("status") == "True"
+                assert is_condition_true(group, "Available")
         else:
             deployment = deployments[dcd_name]
             assert is_controlled_by(deployment, dcd)

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from e2e.localcluster import AdminClient, ApiError, wait_for
+import yaml
+
+from e2e.localcluster import AdminClient, ApiError, install_crds, is_condition_true, wait_for
 from e2e.support.chart import CRD_CHART, OPERATOR_CHART, run_helm
 from e2e.support.graphs import ROOT, is_converged, small_graph
 from e2e.support.kinds import COMPONENT, GRAPH
@@ -56,7 +58,7 @@ class Installed:
             pods = self.operator_pods(namespace)
             if len(pods) != 1 or pods[0]["metadata"]["uid"] == not_uid:
                 return None
-            return pods[0] if condition_status(pods[0], "Ready") == "True" else None
+            return pods[0] if is_condition_true(pods[0], "Ready") else None
 
         return wait_for(f"one Ready operator Pod in {namespace}", ready, timeout=CONVERGE)
 
@@ -168,10 +170,7 @@ def install(
         [str(SERVICE_MONITOR_CRD)], capture_output=True, text=True, check=False, timeout=600
     )
     assert crd.returncode == 0, crd.stderr
-    admin.create_yaml(
-        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-        Path(crd.stdout.strip().splitlines()[-1]).read_text(),
-    )
+    install_crds(admin, [yaml.safe_load(Path(crd.stdout.strip().splitlines()[-1]).read_text())])
     image_values = [
         "--set=controllerManager.manager.image.repository=localhost/dynamo-operator",
         f"--set=controllerManager.manager.image.tag={tag}",
@@ -236,10 +235,3 @@ def admission_works(installed: Installed, namespace: str = "default") -> float:
         return wait_for("admission through the webhook Service", answered, timeout=CONVERGE)
     except TimeoutError as error:
         raise AssertionError(f"no admission through the webhook Service: {last}") from error
-
-
-def condition_status(obj: dict[str, Any], kind: str) -> str | None:
-    for condition in (obj.get("status") or {}).get("conditions") or ():
-        if condition["type"] == kind:
-            return str(condition["status"])
-    return None

@@ -5,7 +5,7 @@ subpackages (`cache`, `client`, `controller`, `events`, `leaderelection`, `metri
 `workqueue`) each list their own public names; like controller-runtime's root package, this one
 lists what the runtime's top-level modules offer: the manager and its runnables, the controller
 builder with its handlers and predicates, kinds, discovery, owned children, the owner of the
-process's own objects, the clock, logging, identity and the HTTP servers.
+process's own objects, the status step, the clock, logging, identity and the HTTP servers.
 
 The names are imported on first use (`manager.runtime.lazy`), so importing one module of the
 package (the command line imports `manager.app.commands.validate`) does not import them all.
@@ -88,6 +88,7 @@ if _TYPE_CHECKING:
     )
     from manager.runtime.process_owner import ProcessOwner, owned_metadata
     from manager.runtime.progress import ProgressThrottle
+    from manager.runtime.status_report import STATUS_REJECTED, ObjectEvent, StatusReport
 
 __all__ = [
     "BUILT_IN_KINDS",
@@ -109,6 +110,7 @@ __all__ = [
     "SECRET",
     "SERVICE",
     "SERVICE_ACCOUNT",
+    "STATUS_REJECTED",
     "AnnotationsChanged",
     "AppServer",
     "Backoff",
@@ -136,6 +138,7 @@ __all__ = [
     "Manager",
     "Mapper",
     "NamespaceClaims",
+    "ObjectEvent",
     "Predicate",
     "ProcessOwner",
     "ProgressThrottle",
@@ -146,6 +149,7 @@ __all__ = [
     "Runnable",
     "ServedApis",
     "SharedObjects",
+    "StatusReport",
     "and_",
     "apply_each",
     "configure_logging",

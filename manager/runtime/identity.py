@@ -54,7 +54,7 @@ class Identity:
 
     @classmethod
     def for_product(cls, name: str, *, domain: str, version: str) -> Identity:
-        """The conventional names for `name` published under `domain` (e.g. `nvidia.com`):
+        """The conventional names for `name` published under `domain` (e.g. `example.com`):
         field manager `name`, Events from `name`, annotation `<domain>/applied-digest`, and a
         client-go style User-Agent `name/version (os/arch) python/x.y.z`."""
         return cls(

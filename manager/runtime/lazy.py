@@ -1,12 +1,13 @@
 """Package ``__init__`` modules that list many public names but import none of them up front.
 
 A package's ``__all__`` is its public surface, but importing every listed module whenever any
-submodule is imported makes every command pay for the whole stack: ``dynamo-operator version``
-would import the runtime, aiohttp and kr8s. A lazy package writes its public names as any package
-does, once as an import and once in ``__all__``, with the imports under ``if TYPE_CHECKING`` so
-type checkers and readers see them and the interpreter does not run them. ``lazy_exports`` reads
-those imports from the package's own source to know where each name lives; a name is imported on
-first access (PEP 562 module ``__getattr__``) and then cached in the package's namespace.
+submodule is imported makes every command pay for the whole stack: a command that only prints its
+version would import the runtime, aiohttp and kr8s. A lazy package writes its public names as any
+package does, once as an import and once in ``__all__``, with the imports under ``if
+TYPE_CHECKING`` so type checkers and readers see them and the interpreter does not run them.
+``lazy_exports`` reads those imports from the package's own source to know where each name lives; a
+name is imported on first access (PEP 562 module ``__getattr__``) and then cached in the package's
+namespace.
 """
 
 from __future__ import annotations

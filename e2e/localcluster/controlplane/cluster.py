@@ -27,18 +27,18 @@ from typing import Any
 
 from e2e.localcluster.build import Binaries
 from e2e.localcluster.controlplane import components, kwok_nodes, lws
-from e2e.localcluster.controlplane.admin_client import AdminClient, ApiError, insecure_health_ok
+from e2e.localcluster.controlplane.admin_client import AdminClient, insecure_health_ok
 from e2e.localcluster.controlplane.audit import AUDIT_LOG, apiserver_audit_flags
 from e2e.localcluster.controlplane.components import (
     KUBERNETES_SERVICE_IP,
     KUBERNETES_SERVICE_NAMES,
     Ports,
 )
+from e2e.localcluster.controlplane.crds import install_crds
 from e2e.localcluster.controlplane.host_address import primary_ipv4
 from e2e.localcluster.controlplane.pki import Pki, create_pki, load_pki, write_kubeconfig
 from e2e.localcluster.processes import (
     ManagedProcess,
-    StartupError,
     rss_bytes,
     start_process,
     wait_until,
@@ -326,7 +326,7 @@ class LocalCluster:
     def _start_lws(self, pki: Pki) -> None:
         began = time.monotonic()
         client = self.admin_client()
-        install_crd(client, lws.crd_yaml(self.binaries.lws_source), lws.CRD_NAME)
+        install_crds(client, [lws.crd_document(self.binaries.lws_source)], timeout=_TIMEOUT)
         cert_dir = self.workdir / "lws-certs"
         lws.issue_webhook_cert(pki, cert_dir)
         config = lws.write_controller_config(
@@ -364,26 +364,6 @@ class LocalCluster:
         with urllib.request.urlopen(request, timeout=10) as reply:
             result: dict[str, Any] = json.loads(reply.read())
             return result
-
-
-def install_crd(client: AdminClient, crd_yaml: str, name: str) -> None:
-    """Create a CRD (an existing one is kept) and wait until it is Established."""
-    try:
-        client.create_yaml("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd_yaml)
-    except ApiError as error:
-        if error.status != 409:
-            raise
-    deadline = time.monotonic() + _TIMEOUT
-    path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"
-    while not _condition_true(client.get(path), "Established"):
-        if time.monotonic() > deadline:
-            raise StartupError(f"CRD {name} not Established in {_TIMEOUT:.0f}s")
-        time.sleep(0.1)
-
-
-def _condition_true(obj: dict[str, Any], condition: str) -> bool:
-    conditions = obj.get("status", {}).get("conditions") or []
-    return any(c.get("type") == condition and c.get("status") == "True" for c in conditions)
 
 
 def _node_schedulable(client: AdminClient, name: str) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from e2e.localcluster.conditions import is_condition_true
+
 # The same five Stages kwokctl configures by default.
 _STAGE_FILES = (
     "node/fast/node-initialize.yaml",
@@ -71,5 +73,4 @@ def node_manifest(name: str) -> dict[str, Any]:
 
 
 def node_is_ready(node: dict[str, Any]) -> bool:
-    conditions = node.get("status", {}).get("conditions") or []
-    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
+    return is_condition_true(node, "Ready")

@@ -16,7 +16,6 @@ import yaml
 
 from e2e.localcluster.controlplane.pki import Pki
 
-CRD_NAME = "leaderworkersets.leaderworkerset.x-k8s.io"
 _CRD_FILE = Path("config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml")
 _WEBHOOK_FILE = Path("config/webhook/manifests.yaml")
 # Only pods that belong to a LeaderWorkerSet go through its pod webhooks (upstream's kustomize patch
@@ -26,8 +25,9 @@ _POD_OBJECT_SELECTOR = {
 }
 
 
-def crd_yaml(lws_source: Path) -> str:
-    return (lws_source / _CRD_FILE).read_text()
+def crd_document(lws_source: Path) -> dict[str, Any]:
+    document: dict[str, Any] = yaml.safe_load((lws_source / _CRD_FILE).read_text())
+    return document
 
 
 def write_controller_config(

@@ -2,28 +2,25 @@
 
 One CA signs everything: the apiserver's serving certificate (SAN 127.0.0.1), the admin client
 certificate (group ``system:masters``, which the apiserver authorizes without RBAC) and any serving
-certificate a test needs for a webhook on 127.0.0.1. The service-account token key pair is separate
-because the apiserver wants a plain key there, not a certificate.
+certificate a test needs for a webhook on 127.0.0.1, all made by the operator's own certificate
+factory (``manager.runtime.tls``, the one its webhook and metrics servers use); this module writes
+them to files. The service-account token key pair is separate because the apiserver wants a plain
+key there, not a certificate.
 """
 
 from __future__ import annotations
 
 import base64
 import datetime
-import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from manager.runtime.tls import key_pair as tls_key_pair
 
 _VALIDITY = datetime.timedelta(days=365)
-_LOOPBACK_NAMES = ("localhost",)
-_LOOPBACK_IPS = ("127.0.0.1",)
 
 
 @dataclass(frozen=True)
@@ -159,44 +156,27 @@ def _issue(
     server: bool = False,
     extra_sans: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
 ) -> KeyPair:
-    ca_cert = x509.load_pem_x509_certificate(ca.cert.read_bytes())
-    ca_key = serialization.load_pem_private_key(ca.key.read_bytes(), password=None)
-    assert isinstance(ca_key, ec.EllipticCurvePrivateKey)
-    key = ec.generate_private_key(ec.SECP256R1())
-    attributes = [x509.NameAttribute(NameOID.COMMON_NAME, common_name)]
-    if organization:
-        attributes.insert(0, x509.NameAttribute(NameOID.ORGANIZATION_NAME, organization))
+    """A certificate signed by the cluster CA, made by the operator's own factory
+    (`manager.runtime.tls`): a serving one for loopback plus ``extra_sans``, or a client one."""
+    signer = tls_key_pair.KeyPair(ca.cert.read_bytes(), ca.key.read_bytes())
     now = datetime.datetime.now(datetime.UTC)
-    usage = ExtendedKeyUsageOID.SERVER_AUTH if server else ExtendedKeyUsageOID.CLIENT_AUTH
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(x509.Name(attributes))
-        .issuer_name(ca_cert.subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + _VALIDITY)
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
-        .add_extension(
-            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()),
-            critical=False,
-        )
-    )
     if server:
         names, ips = extra_sans
-        alt_names: list[x509.GeneralName] = [x509.DNSName(n) for n in _LOOPBACK_NAMES + names]
-        alt_names += [x509.IPAddress(ipaddress.ip_address(ip)) for ip in _LOOPBACK_IPS + ips]
-        builder = builder.add_extension(x509.SubjectAlternativeName(alt_names), critical=False)
-    return _write_pair(directory, name, builder.sign(ca_key, hashes.SHA256()), key)
-
-
-def _write_pair(
-    directory: Path, name: str, cert: x509.Certificate, key: ec.EllipticCurvePrivateKey
-) -> KeyPair:
+        pair = tls_key_pair.generate_serving_pair(
+            signer,
+            now,
+            _VALIDITY,
+            dns_names=tls_key_pair.LOCAL_DNS_NAMES + names,
+            ip_addresses=tls_key_pair.LOCAL_IP_ADDRESSES + ips,
+            common_name=common_name,
+        )
+    else:
+        pair = tls_key_pair.generate_client_pair(
+            signer, now, _VALIDITY, common_name=common_name, organization=organization
+        )
     return KeyPair(
-        _write(directory / f"{name}.crt", cert.public_bytes(serialization.Encoding.PEM)),
-        _write(directory / f"{name}.key", _private_pem(key)),
+        _write(directory / f"{name}.crt", pair.cert_pem),
+        _write(directory / f"{name}.key", pair.key_pem),
     )
 
 

@@ -36,10 +36,11 @@ from typing import Any
 from dynamo_operator.constants import Labels
 from dynamo_operator.naming import base_model_hash
 from dynamo_operator.settings import OperatorSettings
+from e2e.localcluster import condition
 from e2e.support.chaos import specs
 from e2e.support.chaos.expected import COMPARED_KINDS, Findings, Key, audit, expected_children
 from e2e.support.chaos.user import ChaosUser
-from e2e.support.graphs import condition, controller_of, is_converged, is_pod_ready
+from e2e.support.graphs import controller_of, is_converged, is_pod_ready
 from e2e.support.kinds import COMPONENT, GRAPH, LEADER_WORKER_SET, MODEL, ROLE, ROLE_BINDING
 from manager.runtime.client import RestClient
 from manager.runtime.kinds import (
@@ -337,8 +338,7 @@ def stalled_lws(
 
 
 def _ready_since(pod: Mapping[str, Any]) -> datetime | None:
-    ready = condition(pod, "Ready")
-    moment = ready.get("lastTransitionTime") if ready.get("status") == "True" else None
+    moment = condition(pod, "Ready").get("lastTransitionTime") if is_pod_ready(pod) else None
     return datetime.fromisoformat(moment.replace("Z", "+00:00")) if moment else None
 
 

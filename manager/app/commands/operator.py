@@ -25,7 +25,7 @@ from manager.app.commands.namespace_modes import (
     HandOver,
     namespace_marker,
 )
-from manager.app.commands.run import RunOptions
+from manager.app.commands.run_options import RunOptions
 from manager.app.deps import Deps
 from manager.app.kinds import (
     COMPONENT,
@@ -82,6 +82,8 @@ PRODUCT = "dynamo-operator"
 WEBHOOK_SERVICE = "dynamo-operator-webhook-service"
 """The Service in front of the webhook server (the Helm chart creates it under this name)."""
 DOMAIN = "nvidia.com"
+METRICS_CERTIFICATE_NAME = f"{PRODUCT}-metrics"
+"""The common name of the secure metrics endpoint's self-signed certificate."""
 
 log = get_logger(__name__)
 
@@ -201,7 +203,12 @@ class Operator:
         if options.metrics_address is not None:
             host, port = options.metrics_address
             secure = (
-                SecureServing(DelegatedAuth(rest), ServingCertificate(options.metrics_certificate))
+                SecureServing(
+                    DelegatedAuth(rest),
+                    ServingCertificate(
+                        options.metrics_certificate, self_signed_name=METRICS_CERTIFICATE_NAME
+                    ),
+                )
                 if options.metrics_secure
                 else None
             )

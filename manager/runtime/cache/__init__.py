@@ -11,7 +11,7 @@ from manager.runtime.cache.errors import (
     SelectorSyntaxError,
 )
 from manager.runtime.cache.informer import EventHandler, Informer, InformerList, strip_for_cache
-from manager.runtime.cache.reader import CacheReader, Labels
+from manager.runtime.cache.reader import CacheReader, Informers, Labels
 from manager.runtime.cache.reflector import Reflector, ReflectorSink
 from manager.runtime.cache.selector import (
     LabelSelector,
@@ -41,6 +41,7 @@ __all__ = [
     "IndexNotFoundError",
     "Informer",
     "InformerList",
+    "Informers",
     "KindNotCachedError",
     "KindOptions",
     "LabelSelector",

@@ -19,26 +19,34 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from manager.runtime.cache.errors import CacheNotSyncedError, IndexNotFoundError, KindNotCachedError
+from manager.runtime.cache.informer import Informer
 from manager.runtime.cache.selector import LabelSelector
 from manager.runtime.cache.store import OWNER_UID_INDEX, Store, object_key
 from manager.runtime.kinds import ResourceKind
 
-if TYPE_CHECKING:
-    from manager.runtime.cache.cache import Cache
-
-__all__ = ["CacheReader", "Labels"]
+__all__ = ["CacheReader", "Informers", "Labels"]
 
 Labels = str | Mapping[str, str] | LabelSelector
 """A label selector: `"a=b,c in (d,e)"`, `{"a": "b"}` (equalities) or a parsed `LabelSelector`."""
 
 
+class Informers(Protocol):
+    """What reads need of a cache (`Cache` is one): the namespace it is restricted to, if
+    any, and the informer of a kind, if something created one."""
+
+    @property
+    def namespace(self) -> str | None: ...
+
+    def find_informer(self, kind: ResourceKind) -> Informer | None: ...
+
+
 class CacheReader:
     """Reads of one `Cache` (`cache.reader`); see the module doc for the contract."""
 
-    def __init__(self, cache: Cache) -> None:
+    def __init__(self, cache: Informers) -> None:
         self._cache = cache
 
     def get(self, kind: ResourceKind, namespace: str | None, name: str) -> dict[str, Any] | None:

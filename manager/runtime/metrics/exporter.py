@@ -4,7 +4,7 @@ Every module registers its series on prometheus_client's default registry, so th
 shows controller, workqueue, REST client, leader election and webhook metrics together. The
 exposition format follows the scraper's Accept header (text or OpenMetrics).
 
-Plain HTTP (controller-runtime's default, and `dynamo-operator run`'s for local runs) answers
+Plain HTTP (controller-runtime's default, and the usual choice for local runs) answers
 anyone who reaches the port. `SecureServing` is controller-runtime's `SecureServing: true` with
 `FilterProvider: filters.WithAuthenticationAndAuthorization`: HTTPS with a certificate kept
 current (`serving_certificate`) and every request authenticated and authorised through the API

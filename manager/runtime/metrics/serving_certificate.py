@@ -1,14 +1,14 @@
 """The serving certificate of the secure metrics endpoint, as controller-runtime chooses it.
 
 Without a certificate directory the server makes a self-signed certificate for `localhost` and
-127.0.0.1 when it starts (controller-runtime does the same), kept in memory only and made again
-a month before it expires; scrapers then skip verification (`insecureSkipVerify`) and rely on
-the bearer token for the security that matters. With a directory (`--metrics-cert-path`, e.g. a
-mounted cert-manager Secret) the named files are served and polled every 10 seconds, like
-controller-runtime's certwatcher: a changed pair is loaded into the live context, so the next
-handshake presents it and open connections are untouched; a pair that does not load is logged
-and the previous one kept. Loading and key pairs are `manager.runtime.tls`'s, shared with the
-webhook server.
+127.0.0.1 (named by the application) when it starts, as controller-runtime does, kept in memory
+only and made again a month before it expires; scrapers then skip verification
+(`insecureSkipVerify`) and rely on the bearer token for the security that matters. With a directory
+(`--metrics-cert-path`, e.g. a mounted cert-manager Secret) the named files are served and polled
+every 10 seconds, like controller-runtime's certwatcher: a changed pair is loaded into the live
+context, so the next handshake presents it and open connections are untouched; a pair that does not
+load is logged and the previous one kept. Loading and key pairs are `manager.runtime.tls`'s, shared
+with the webhook server.
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ __all__ = ["CertificateFiles", "ServingCertificate"]
 log = get_logger(__name__)
 
 SELF_SIGNED_VALIDITY = timedelta(days=365)
-SELF_SIGNED_NAME = "dynamo-operator-metrics"
 RENEW_BEFORE = timedelta(days=30)
 POLL_INTERVAL = 10.0
 
@@ -58,9 +57,11 @@ class CertificateFiles:
 class ServingCertificate:
     """A TLS 1.2+ server context (HTTP/1.1 only) whose certificate is kept current by `run`."""
 
-    def __init__(self, files: CertificateFiles | None = None) -> None:
-        """Load the first pair now: files that cannot be served raise `CertificateError`."""
+    def __init__(self, files: CertificateFiles | None = None, *, self_signed_name: str) -> None:
+        """Load the first pair now: files that cannot be served raise `CertificateError`.
+        `self_signed_name`: the common name of the certificate made without `files`."""
         self.files = files
+        self.self_signed_name = self_signed_name
         self._tls = ReloadableServerTLS()
         self.context = self._tls.context
         self._not_after = datetime.min.replace(tzinfo=UTC)
@@ -97,7 +98,9 @@ class ServingCertificate:
         return changed
 
     def _renew_self_signed(self, now: datetime) -> None:
-        self._load(generate_self_signed(now, SELF_SIGNED_VALIDITY, common_name=SELF_SIGNED_NAME))
+        self._load(
+            generate_self_signed(now, SELF_SIGNED_VALIDITY, common_name=self.self_signed_name)
+        )
 
     def _load(self, pair: KeyPair) -> bool:
         not_after = pair.not_after  # first: an unreadable certificate raises before loading

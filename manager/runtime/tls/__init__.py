@@ -1,6 +1,6 @@
 """TLS serving certificates, for every HTTPS listener of the process (the metrics endpoint and
 the webhook server): a server context whose pair is replaced while it serves, key pairs (a CA
-and the serving certificates it signs, or one self-signed certificate), and a certificate
+and the certificates it signs, or one self-signed certificate), and a certificate
 directory polled for changes (a mounted Secret)."""
 
 from manager.runtime.tls.directory import (
@@ -17,6 +17,7 @@ from manager.runtime.tls.key_pair import (
     KeyPair,
     PrivateKey,
     generate_ca,
+    generate_client_pair,
     generate_self_signed,
     generate_serving_pair,
     serving_dns_names,
@@ -36,6 +37,7 @@ __all__ = [
     "PrivateKey",
     "ReloadableServerTLS",
     "generate_ca",
+    "generate_client_pair",
     "generate_self_signed",
     "generate_serving_pair",
     "read_pair",

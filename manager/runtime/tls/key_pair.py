@@ -1,5 +1,7 @@
 """Key pairs: a self-signed CA, serving certificates signed by it, or one self-signed serving
-certificate (cryptography); used by the metrics endpoint and the webhook server alike.
+certificate (cryptography); used by the metrics endpoint and the webhook server alike, and by the
+test harness's cluster, whose CA also signs client certificates (the API server authenticates
+their subject).
 
 ECDSA P-256 keys: the apiserver (Go) and every TLS 1.2+ client accept them, and handshakes cost a
 fraction of RSA-4096's, which matters when the apiserver opens many connections under load.
@@ -31,6 +33,7 @@ __all__ = [
     "KeyPair",
     "PrivateKey",
     "generate_ca",
+    "generate_client_pair",
     "generate_self_signed",
     "generate_serving_pair",
     "serving_dns_names",
@@ -146,26 +149,66 @@ def generate_serving_pair(
     *,
     dns_names: Sequence[str],
     ip_addresses: Sequence[str] = (),
+    common_name: str | None = None,
 ) -> KeyPair:
-    """A serving certificate for ``dns_names`` and ``ip_addresses``, signed by ``ca``."""
+    """A serving certificate for ``dns_names`` and ``ip_addresses``, signed by ``ca``; its
+    subject is ``common_name`` (default: the first name)."""
     if not dns_names and not ip_addresses:
         raise CertificateError("a serving certificate needs at least one DNS name or IP address")
     key = ec.generate_private_key(ec.SECP256R1())
-    common_name = dns_names[0] if dns_names else ip_addresses[0]
+    common_name = common_name or (dns_names[0] if dns_names else ip_addresses[0])
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-    # Never outlive the CA: a leaf valid past its issuer would fail verification anyway.
-    validity = min(validity, ca.not_after - now)
-    certificate = (
-        _serving_builder(
-            subject, ca.certificate.subject, key, now, validity, dns_names, ip_addresses
-        )
-        .add_extension(
-            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca.private_key.public_key()),
-            critical=False,
-        )
-        .sign(ca.private_key, _signature_hash(ca.private_key))
+    builder = _serving_builder(
+        subject,
+        ca.certificate.subject,
+        key,
+        now,
+        _within(ca, now, validity),
+        dns_names,
+        ip_addresses,
     )
-    return _pair(certificate, key)
+    return _pair(_signed_by(ca, builder), key)
+
+
+def generate_client_pair(
+    ca: KeyPair,
+    now: datetime,
+    validity: timedelta,
+    *,
+    common_name: str,
+    organization: str | None = None,
+) -> KeyPair:
+    """A client certificate signed by ``ca``: a Kubernetes API server trusting ``ca`` takes
+    ``common_name`` as the user and ``organization`` as a group (``system:masters``,
+    ``system:nodes``...)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    attributes = [x509.NameAttribute(NameOID.COMMON_NAME, common_name)]
+    if organization:
+        attributes.insert(0, x509.NameAttribute(NameOID.ORGANIZATION_NAME, organization))
+    builder = (
+        _builder(
+            x509.Name(attributes),
+            ca.certificate.subject,
+            key.public_key(),
+            now,
+            _within(ca, now, validity),
+        )
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False)
+    )
+    return _pair(_signed_by(ca, builder), key)
+
+
+def _within(ca: KeyPair, now: datetime, validity: timedelta) -> timedelta:
+    # Never outlive the CA: a leaf valid past its issuer would fail verification anyway.
+    return min(validity, ca.not_after - now)
+
+
+def _signed_by(ca: KeyPair, builder: x509.CertificateBuilder) -> x509.Certificate:
+    return builder.add_extension(
+        x509.AuthorityKeyIdentifier.from_issuer_public_key(ca.private_key.public_key()),
+        critical=False,
+    ).sign(ca.private_key, _signature_hash(ca.private_key))
 
 
 def generate_self_signed(

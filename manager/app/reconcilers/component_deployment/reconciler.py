@@ -13,7 +13,7 @@ it once if it changed, and emit an Event only on a transition.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -23,18 +23,13 @@ from dynamo_operator.builders import (
     BuildContext,
     BuildError,
     ComponentChildren,
-    ModelServiceOwners,
     build_component_children,
     build_discovery_access,
     build_discovery_service_account,
-    build_model_service_owners,
-    build_shared_model_service,
     discovery_owner,
     discovery_role_name,
-    model_service_key,
-    served_base_model,
 )
-from dynamo_operator.constants import Annotations, Labels
+from dynamo_operator.constants import Labels
 from dynamo_operator.image_build import awaited_dynamo_component, on_built_image
 from dynamo_operator.pull_secrets import build_pull_secret_index
 from dynamo_operator.settings import OperatorSettings
@@ -43,27 +38,31 @@ from dynamo_operator.status import (
     Reasons,
     StatusFailure,
     TransitionEvents,
+    Unsupported,
     derive_component_status,
     derive_transition_event,
     dynamo_component_gate,
     is_component_progress_only,
 )
 from dynamo_operator.validation import validate_create
-from manager.app.reconcilers.component_deployment.watches import SERVED_MODEL_INDEX
+from manager.app.reconcilers.component_deployment.model_services import (
+    model_service_owners,
+    release_model_services,
+)
 from manager.runtime.cache import CacheReader
-from manager.runtime.client import ApiError, BadRequest, Client, Invalid, NotFound
+from manager.runtime.client import ApiError, BadRequest, Client, Invalid
 from manager.runtime.controller import Request, Result
 from manager.runtime.events import EventRecorder
-from manager.runtime.kinds import POD, ROLE, SECRET, SERVICE, ResourceKind
+from manager.runtime.kinds import POD, ROLE, SECRET, ResourceKind
 from manager.runtime.ownership import (
     ChildChanges,
     SharedObjects,
-    is_controlled_by,
     is_namespace_terminating,
     is_owned_by,
     sync_children,
 )
 from manager.runtime.progress import ProgressThrottle
+from manager.runtime.status_report import StatusReport
 
 __all__ = ["ComponentDeploymentReconciler", "ComponentKinds"]
 
@@ -108,59 +107,86 @@ class ComponentDeploymentReconciler:
         self._kinds = kinds
         self._settings = settings
         self._now = now
-        self._progress = ProgressThrottle(PROGRESS_FIRST, PROGRESS_CAP)
+        self._status = StatusReport(
+            client, recorder, ProgressThrottle(PROGRESS_FIRST, PROGRESS_CAP)
+        )
         self._shared = SharedObjects(client, reader)
 
     async def reconcile(self, request: Request) -> Result | None:
         dcd = self._reader.get(self._kinds.component, request.namespace, request.name)
         if dcd is None or dcd["metadata"].get("deletionTimestamp"):
             return None  # garbage collection removes the children
-        validation = validate_create(dcd)
-        if not validation.allowed:
-            return await self._report(dcd, failure=StatusFailure.invalid(validation))
-        model = validation.model(DynamoComponentDeployment)
-        if awaited := awaited_dynamo_component(model):
-            built = self._reader.get(self._kinds.dynamo_component, request.namespace, awaited)
-            gate = dynamo_component_gate(awaited, built)
-            if gate.image is None:
-                waiting = StatusFailure(Reasons.DYNAMO_COMPONENT_NOT_READY, str(gate.waiting))
-                failure, failed = gate.failure or waiting, gate.failure is not None
-                return await self._report(dcd, failure=failure, failed=failed)
-            model = on_built_image(model, gate.image)
-        context = BuildContext(
-            settings=self._settings(),
-            pull_secrets=self._pull_secrets(request.namespace),
-            model_service_owners=self._model_service_owners(dcd),
-        )
         try:
+            model = self._validate(dcd)
+            context = self._build_context(dcd)
             children = build_component_children(model, context)
-            try:
-                created_access = await self._ensure_discovery_access(dcd, context.settings)
-            except ApiError as error:
-                if is_namespace_terminating(error):
-                    return None  # the component goes with its namespace
-                raise
-            changes = await sync_children(
-                self._client, self._reader, dcd, children.objects(), self._kinds.children
-            )
-            if changes.namespace_terminating:
-                return None  # the component goes with its namespace
-            changes.created[:0] = created_access
-            await self._release_model_services(dcd, children, context, changes)
+            changes = await self._apply(dcd, children, context)
+        except _Halt as halt:
+            return await self._report(dcd, failure=halt.failure, failed=halt.failed)
         except (BuildError, Invalid, BadRequest) as error:
             # The spec passed our rules but cannot be built or is refused by the API server:
             # the user has to change it, so report it and wait for that change.
             return await self._report(dcd, failure=StatusFailure.reconcile_error(str(error)))
+        if changes is None:
+            return None  # the component goes with its namespace
         changes.announce(self._recorder, dcd)
-        workloads = [
-            live
-            for obj in children.workload
-            if (live := self._live(obj, request.namespace, changes)) is not None
-        ]
-        pods = self._reader.list(POD, request.namespace, labels={Labels.SELECTOR: request.name})
         return await self._report(
-            dcd, workloads=workloads, pods=pods, unsupported=children.unsupported
+            dcd,
+            workloads=self._workloads(dcd, children, changes),
+            pods=self._reader.list(POD, request.namespace, labels={Labels.SELECTOR: request.name}),
+            unsupported=children.unsupported,
         )
+
+    def _validate(self, dcd: Mapping[str, Any]) -> DynamoComponentDeployment:
+        """The component's model, on its built image when it names a DynamoComponent; `_Halt`
+        when the spec breaks a rule (terminal until it changes) or the image is not built yet."""
+        validation = validate_create(dcd)
+        if not validation.allowed:
+            raise _Halt(StatusFailure.invalid(validation))
+        model = validation.model(DynamoComponentDeployment)
+        if not (awaited := awaited_dynamo_component(model)):
+            return model
+        namespace = dcd["metadata"]["namespace"]
+        gate = dynamo_component_gate(
+            awaited, self._reader.get(self._kinds.dynamo_component, namespace, awaited)
+        )
+        if gate.failure is not None:
+            raise _Halt(gate.failure)
+        if gate.image is None:
+            raise _Halt(
+                StatusFailure(Reasons.DYNAMO_COMPONENT_NOT_READY, str(gate.waiting)), failed=False
+            )
+        return on_built_image(model, gate.image)
+
+    def _build_context(self, dcd: Mapping[str, Any]) -> BuildContext:
+        return BuildContext(
+            settings=self._settings(),
+            pull_secrets=build_pull_secret_index(
+                self._reader.list(SECRET, dcd["metadata"]["namespace"])
+            ),
+            model_service_owners=model_service_owners(self._reader, self._kinds.component, dcd),
+        )
+
+    async def _apply(
+        self, dcd: Mapping[str, Any], children: ComponentChildren, context: BuildContext
+    ) -> ChildChanges | None:
+        """Write what differs: the discovery account first, then the children (deleting those
+        no longer built), then the base models' Services this one let go of. None when the
+        namespace is being deleted."""
+        try:
+            created_access = await self._ensure_discovery_access(dcd, context.settings)
+        except ApiError as error:
+            if is_namespace_terminating(error):
+                return None
+            raise
+        changes = await sync_children(
+            self._client, self._reader, dcd, children.objects(), self._kinds.children
+        )
+        if changes.namespace_terminating:
+            return None
+        changes.created[:0] = created_access
+        await release_model_services(self._client, self._reader, dcd, children, context, changes)
+        return changes
 
     async def _ensure_discovery_access(
         self, dcd: Mapping[str, Any], settings: OperatorSettings
@@ -196,100 +222,54 @@ class ComponentDeploymentReconciler:
         if role is not None and is_owned_by(role, metadata["uid"]):
             await self._client.delete(ROLE, namespace, name)
 
-    async def _release_model_services(
-        self,
-        dcd: Mapping[str, Any],
-        children: ComponentChildren,
-        context: BuildContext,
-        changes: ChildChanges,
-    ) -> None:
-        """A base model's Service this component shares but no longer wants (its modelRef
-        changed or went) is rebuilt for the components still serving that model, or deleted
-        with the last of them; `sync_children` leaves it alone, not being its controller."""
-        metadata = dcd["metadata"]
-        namespace, uid = metadata["namespace"], metadata["uid"]
-        if not self._reader.has_synced(SERVICE):
-            return
-        wanted = children.model_service["metadata"]["name"] if children.model_service else None
-        for service in self._reader.list(
-            SERVICE, namespace, owner_uid=uid, labels=Labels.BASE_MODEL_HASH
-        ):
-            name = service["metadata"]["name"]
-            if name == wanted or is_controlled_by(service, uid):
-                continue
-            base_model = (service["metadata"].get("annotations") or {}).get(Annotations.BASE_MODEL)
-            owners = [
-                owner
-                for owner in context.model_service_owners.get((namespace, str(base_model)), ())
-                if owner.get("uid") != uid
-            ]
-            if base_model and owners:
-                shared = build_shared_model_service(str(base_model), namespace, owners)
-                if await self._client.apply_if_changed(shared, service):
-                    changes.updated.append(f"Service/{name}")
-            elif await self._client.delete(SERVICE, namespace, name):
-                changes.deleted.append(f"Service/{name}")
-
-    def _model_service_owners(self, dcd: Mapping[str, Any]) -> ModelServiceOwners:
-        """The components sharing a base model's Service with this one: for the model it serves
-        and for each it shared before (`_release_model_services` rebuilds those). Found through
-        the cache's index: reading every component of the namespace instead was quadratic in a
-        namespace's components, half the operator's CPU with 2,000 of them."""
-        metadata = dcd["metadata"]
-        namespace = metadata["namespace"]
-        base_models = {model} if (model := served_base_model(dcd)) else set()
-        if self._reader.has_synced(SERVICE):
-            for service in self._reader.list(
-                SERVICE, namespace, owner_uid=metadata["uid"], labels=Labels.BASE_MODEL_HASH
-            ):
-                if shared := (service["metadata"].get("annotations") or {}).get(
-                    Annotations.BASE_MODEL
-                ):
-                    base_models.add(str(shared))
-        return build_model_service_owners(
-            component
-            for base_model in sorted(base_models)
-            for component in self._reader.by_index(
-                self._kinds.component, SERVED_MODEL_INDEX, model_service_key(namespace, base_model)
-            )
-        )
-
-    def _pull_secrets(self, namespace: str) -> Any:
-        return build_pull_secret_index(self._reader.list(SECRET, namespace))
-
-    def _live(
-        self, obj: Mapping[str, Any], namespace: str, changes: ChildChanges
-    ) -> Mapping[str, Any] | None:
-        """The workload as it is now: the cached copy, or the server's answer to this pass's
-        write when the cache has not caught up (its status describes the old spec)."""
-        kind = self._client.kind_of(obj)
-        name = obj["metadata"]["name"]
-        cached = self._reader.get(kind, namespace, name) if self._reader.has_synced(kind) else None
-        return changes.freshest(kind.kind, name, cached)
+    def _workloads(
+        self, dcd: Mapping[str, Any], children: ComponentChildren, changes: ChildChanges
+    ) -> list[Mapping[str, Any]]:
+        """The workloads as they are now: the cached copies, or the server's answers to this
+        pass's writes when the cache has not caught up (its status describes the old spec)."""
+        workloads = []
+        for obj in children.workload:
+            kind = self._client.kind_of(obj)
+            namespace, name = dcd["metadata"]["namespace"], obj["metadata"]["name"]
+            synced = self._reader.has_synced(kind)
+            cached = self._reader.get(kind, namespace, name) if synced else None
+            if (live := changes.freshest(kind.kind, name, cached)) is not None:
+                workloads.append(live)
+        return workloads
 
     async def _report(
-        self, dcd: Mapping[str, Any], *, failed: bool | None = None, **derive: Any
+        self,
+        dcd: Mapping[str, Any],
+        *,
+        failure: StatusFailure | None = None,
+        failed: bool | None = None,
+        workloads: Sequence[Mapping[str, Any]] = (),
+        pods: Sequence[Mapping[str, Any]] = (),
+        unsupported: Unsupported | None = None,
     ) -> Result | None:
-        """Write the derived status; ``failed`` (default: a failure was given) makes the
-        transition's Event a Warning. Progress alone waits until the throttle allows it (a
-        requeue)."""
-        now, uid = self._now(), dcd["metadata"]["uid"]
-        status = derive_component_status(dcd, derive.pop("workloads", ()), now, **derive)
-        if failed is None:
-            failed = derive.get("failure") is not None
-        progress_only = not failed and is_component_progress_only(dcd.get("status"), status)
-        if progress_only and (wait := self._progress.wait(uid, now)):
-            return Result(requeue_after=wait)
-        try:
-            if await self._client.apply_status_if_changed(status, dcd):
-                self._progress.written(uid, now, progress=progress_only)
-        except NotFound:
-            return None  # deleted since the cache read it (its namespace too, maybe)
-        if event := derive_transition_event(
+        """Derive the status and report it; ``failed`` (default: a failure was given) makes the
+        transition's Event a Warning, and only a status that is not failed may wait as
+        progress."""
+        now = self._now()
+        status = derive_component_status(
+            dcd, workloads, now, pods=pods, unsupported=unsupported, failure=failure
+        )
+        failed = failure is not None if failed is None else failed
+        event = derive_transition_event(
             dcd.get("status"), status, EVENTS, failed=failed, announce_ready=not _of_a_graph(dcd)
-        ):
-            self._recorder.event(dcd, event.type, event.reason, event.message)
-        return None
+        )
+        progress_only = not failed and is_component_progress_only(dcd.get("status"), status)
+        return await self._status.report(dcd, status, event, now=now, progress_only=progress_only)
+
+
+class _Halt(Exception):
+    """The pass stops before applying anything; the status says why. ``failed`` False: the
+    component waits (for its image), which is no warning."""
+
+    def __init__(self, failure: StatusFailure, *, failed: bool = True) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+        self.failed = failed
 
 
 def _of_a_graph(dcd: Mapping[str, Any]) -> bool:

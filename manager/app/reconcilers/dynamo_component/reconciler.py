@@ -59,6 +59,7 @@ from manager.runtime.client import AlreadyExists, BadRequest, Client, Invalid, N
 from manager.runtime.controller import Request, Result
 from manager.runtime.events import EventRecorder
 from manager.runtime.kinds import CONFIG_MAP, JOB, POD, SECRET, ResourceKind
+from manager.runtime.status_report import StatusReport
 
 __all__ = ["FORCE_BUILD_ANNOTATION", "DynamoComponentReconciler"]
 
@@ -90,12 +91,12 @@ class DynamoComponentReconciler:
     ) -> None:
         self._client = client
         self._reader = reader
-        self._recorder = recorder
         self._registry = registry
         self._settings = settings
         self._kind = kind
         self._now = now
         self._retry_after = retry_after
+        self._status = StatusReport(client, recorder)
 
     async def reconcile(self, request: Request) -> Result | None:
         wire = self._reader.get(self._kind, request.namespace, request.name)
@@ -208,22 +209,14 @@ class DynamoComponentReconciler:
         observation: ImageObservation | None,
         failure: StatusFailure | None = None,
     ) -> Result | None:
-        status = derive_dynamo_component_status(wire, observation, self._now(), failure=failure)
-        try:
-            await self._client.apply_status_if_changed(status, wire)
-        except NotFound:
-            return None
-        except Invalid as error:
-            failure = StatusFailure.reconcile_error(str(error))
-        failed = failure is not None
+        now = self._now()
+        status = derive_dynamo_component_status(wire, observation, now, failure=failure)
         event = derive_transition_event(
-            wire.get("status"), status, DYNAMO_COMPONENT_EVENTS, failed=failed
+            wire.get("status"), status, DYNAMO_COMPONENT_EVENTS, failed=failure is not None
         )
-        if event:
-            self._recorder.event(wire, event.type, event.reason, event.message)
-        if observation is not None and observation.registry_error:
-            return Result(requeue_after=self._retry_after)
-        return None
+        retry = observation is not None and bool(observation.registry_error)
+        requeue_after = self._retry_after if retry else None
+        return await self._status.report(wire, status, event, now=now, requeue_after=requeue_after)
 
 
 def _hash(job: Mapping[str, Any]) -> str | None:

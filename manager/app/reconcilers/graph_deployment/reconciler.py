@@ -52,12 +52,13 @@ from dynamo_operator.validation import validate_create
 from manager.app.reconcilers.graph_deployment.artifact_step import ArtifactStep
 from manager.app.reconcilers.graph_deployment.scaling_adapters import sync_scaling_adapters
 from manager.runtime.cache import CacheReader
-from manager.runtime.client import AlreadyExists, BadRequest, Client, Invalid, NotFound
+from manager.runtime.client import AlreadyExists, BadRequest, Client, Invalid
 from manager.runtime.controller import Request, Result
 from manager.runtime.events import EventRecorder
 from manager.runtime.kinds import PERSISTENT_VOLUME_CLAIM, ResourceKind
 from manager.runtime.ownership import ChildChanges, apply_each, sync_children
 from manager.runtime.progress import ProgressThrottle
+from manager.runtime.status_report import StatusReport
 
 __all__ = ["GraphDeploymentReconciler", "GraphKinds"]
 
@@ -95,7 +96,9 @@ class GraphDeploymentReconciler:
         self._planner_cluster_role_name = planner_cluster_role_name
         self._now = now
         self._artifacts = artifacts
-        self._progress = ProgressThrottle(PROGRESS_FIRST, PROGRESS_CAP)
+        self._status = StatusReport(
+            client, recorder, ProgressThrottle(PROGRESS_FIRST, PROGRESS_CAP)
+        )
 
     async def reconcile(self, request: Request) -> Result | None:
         dgd = self._reader.get(self._kinds.graph, request.namespace, request.name)
@@ -103,21 +106,22 @@ class GraphDeploymentReconciler:
             return None
         validation = validate_create(dgd)
         if not validation.allowed:
-            await self._report(dgd, failure=StatusFailure.invalid(validation))
-            return None
+            return await self._report(dgd, failure=StatusFailure.invalid(validation))
         model = validation.model(DynamoGraphDeployment)
         try:
             model = expand_service_pvcs(model)
             if model.spec.dynamo_component:
                 verdict = await self._artifacts.resolve(model, request.namespace)
                 if verdict.graph is None:
-                    waiting = [verdict.waiting] if verdict.waiting else []
-                    result = await self._report(dgd, failure=verdict.failure, waiting=waiting)
-                    return Result(requeue_after=ARTIFACT_RETRY) if verdict.retry else result
+                    return await self._report(
+                        dgd,
+                        failure=verdict.failure,
+                        waiting=[verdict.waiting] if verdict.waiting else [],
+                        requeue_after=ARTIFACT_RETRY if verdict.retry else None,
+                    )
                 model = verdict.graph
         except (ImageBuildError, Invalid, BadRequest) as error:
-            await self._report(dgd, failure=StatusFailure.reconcile_error(str(error)))
-            return None
+            return await self._report(dgd, failure=StatusFailure.reconcile_error(str(error)))
         context = BuildContext(settings=self._settings(), default_namespace=request.namespace)
         try:
             components = build_component_deployments(model, context)
@@ -133,8 +137,7 @@ class GraphDeploymentReconciler:
                 return None
             changes.created.extend(await self._create_claims(model, context))
         except (BuildError, Invalid, BadRequest) as error:
-            await self._report(dgd, failure=StatusFailure.reconcile_error(str(error)))
-            return None
+            return await self._report(dgd, failure=StatusFailure.reconcile_error(str(error)))
         changes.announce(self._recorder, dgd)
         return await self._report(
             dgd, waiting=self._missing_claims(model, request.namespace), changes=changes
@@ -199,21 +202,20 @@ class GraphDeploymentReconciler:
         failure: StatusFailure | None = None,
         waiting: Sequence[str] = (),
         changes: ChildChanges | None = None,
+        requeue_after: float | None = None,
     ) -> Result | None:
         now = self._now()
         status = derive_graph_status(
             dgd, self._components(dgd, changes), now, failure=failure, waiting=waiting
         )
-        uid = dgd["metadata"]["uid"]
-        progress_only = is_progress_only(dgd.get("status"), status)
-        if progress_only and (wait := self._progress.wait(uid, now)):
-            return Result(requeue_after=wait)
-        try:
-            if await self._client.apply_status_if_changed(status, dgd):
-                self._progress.written(uid, now, progress=progress_only)
-        except NotFound:
-            return None  # deleted since the cache read it (its namespace too, maybe)
-        failed = failure is not None
-        if event := derive_transition_event(dgd.get("status"), status, EVENTS, failed=failed):
-            self._recorder.event(dgd, event.type, event.reason, event.message)
-        return None
+        event = derive_transition_event(
+            dgd.get("status"), status, EVENTS, failed=failure is not None
+        )
+        return await self._status.report(
+            dgd,
+            status,
+            event,
+            now=now,
+            progress_only=is_progress_only(dgd.get("status"), status),
+            requeue_after=requeue_after,
+        )

@@ -61,6 +61,7 @@ from manager.runtime.controller import Request, Result
 from manager.runtime.events import EventRecorder
 from manager.runtime.finalizers import Finalizer
 from manager.runtime.kinds import ENDPOINT_SLICE, ResourceKind
+from manager.runtime.status_report import StatusReport
 
 __all__ = ["EVENTS", "ModelKinds", "ModelReconciler"]
 
@@ -108,6 +109,7 @@ class ModelReconciler:
         self._retry_after = retry_after
         self._unload_timeout = unload_timeout
         self.loaded = LoadedAdapters()
+        self._status = StatusReport(client, recorder)
         self._finalizer = Finalizer(client, kinds.model, MODEL_FINALIZER)
 
     async def reconcile(self, request: Request) -> Result | None:
@@ -122,16 +124,14 @@ class ModelReconciler:
         validation = validate_create(model)
         if not validation.allowed:
             states = [EndpointState(e.address, e.pod_name, ready=False) for e in endpoints]
-            await self._report(model, states, services, StatusFailure.invalid(validation))
-            return None
+            return await self._report(model, states, services, StatusFailure.invalid(validation))
         if not is_lora(model):
             states = [EndpointState(e.address, e.pod_name, ready=True) for e in endpoints]
-            await self._report(model, states, services)
-            return None
+            return await self._report(model, states, services)
         await self._finalizer.ensure(model)
         states, failed = await self._load(model, endpoints)
-        await self._report(model, states, services)
-        return Result(requeue_after=self._retry_after) if failed else None
+        retry = self._retry_after if failed else None
+        return await self._report(model, states, services, requeue_after=retry)
 
     def _discover(self, model: Mapping[str, Any]) -> tuple[list[WorkerEndpoint], list[str]]:
         """The ready workers of the model's base model in its namespace, and their Services."""
@@ -231,9 +231,11 @@ class ModelReconciler:
         states: Sequence[EndpointState],
         services: Sequence[str],
         failure: StatusFailure | None = None,
-    ) -> None:
-        status = derive_model_status(model, states, services, self._now(), failure=failure)
-        await self._client.apply_status_if_changed(status, model)
+        *,
+        requeue_after: float | None = None,
+    ) -> Result | None:
+        now = self._now()
+        status = derive_model_status(model, states, services, now, failure=failure)
         failed = failure is not None
-        if event := derive_transition_event(model.get("status"), status, EVENTS, failed=failed):
-            self._recorder.event(model, event.type, event.reason, event.message)
+        event = derive_transition_event(model.get("status"), status, EVENTS, failed=failed)
+        return await self._status.report(model, status, event, now=now, requeue_after=requeue_after)

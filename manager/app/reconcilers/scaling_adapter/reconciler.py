@@ -51,6 +51,7 @@ from manager.runtime.client import BadRequest, Client, Forbidden, Invalid, NotFo
 from manager.runtime.controller import Request, Result
 from manager.runtime.events import EventRecorder
 from manager.runtime.kinds import ResourceKind
+from manager.runtime.status_report import StatusReport
 
 __all__ = ["AdapterKinds", "ScalingAdapterReconciler"]
 
@@ -76,6 +77,7 @@ class ScalingAdapterReconciler:
         self._recorder = recorder
         self._kinds = kinds
         self._now = now
+        self._status = StatusReport(client, recorder)
         self._scale_times: dict[tuple[str, str], tuple[str, str]] = {}
         """(namespace, name) -> (uid, lastScaleTime) written, until the cache shows it."""
 
@@ -97,13 +99,10 @@ class ScalingAdapterReconciler:
         status = derive_scaling_adapter_status(
             adapter, scaled_at=scaled_at, known_scale_time=self._known_scale_time(key, adapter)
         )
-        try:
-            await self._client.apply_status_if_changed(status, adapter)
-        except NotFound:
-            return None  # deleted since the cache read it
+        result = await self._status.report(adapter, status, now=scaled_at or self._now())
         if scaled_at is not None:
             self._scale_times[key] = (adapter["metadata"].get("uid"), status["lastScaleTime"])
-        return None
+        return result
 
     def _known_scale_time(self, key: tuple[str, str], adapter: Mapping[str, Any]) -> str | None:
         """The lastScaleTime this reconciler wrote that the cached adapter does not show yet."""

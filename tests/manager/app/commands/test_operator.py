@@ -16,6 +16,7 @@ from manager.runtime.client import RestClient
 from manager.runtime.controller import Controller
 from manager.runtime.identity import Identity
 from manager.runtime.kinds import JOB, PERSISTENT_VOLUME_CLAIM, POD
+from manager.runtime.metrics import ServingCertificate
 
 
 class _NoTransport:
@@ -69,3 +70,11 @@ def test_a_served_optional_api_reaches_the_settings_and_the_cache() -> None:
     assert isinstance(cache, Cache)
     assert cache.find_informer(lws) is not None
     assert cache.find_informer(OPTIONAL_KINDS["istio"]) is None
+
+
+def test_the_secure_metrics_endpoint_names_its_self_signed_certificate_after_the_operator() -> None:
+    operator = _operator("--metrics-secure")
+
+    certificate = getattr(operator.manager.metrics_server, "certificate", None)
+    assert isinstance(certificate, ServingCertificate)
+    assert certificate.self_signed_name == "dynamo-operator-metrics"  # as before the move

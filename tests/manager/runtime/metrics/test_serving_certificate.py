@@ -78,7 +78,7 @@ def write_pair(directory: Path, cert: str = "tls.crt", key: str = "tls.key") -> 
 
 
 def test_without_files_a_self_signed_certificate_for_localhost_is_served() -> None:
-    certificate = ServingCertificate()
+    certificate = ServingCertificate(self_signed_name="shop-metrics")
     with serving(certificate.context) as port:
         shown = presented(port)
 
@@ -86,11 +86,12 @@ def test_without_files_a_self_signed_certificate_for_localhost_is_served() -> No
     assert names.get_values_for_type(x509.DNSName) == ["localhost"]
     assert [str(ip) for ip in names.get_values_for_type(x509.IPAddress)] == ["127.0.0.1"]
     assert shown.issuer == shown.subject
+    assert shown.subject.rfc4514_string() == "CN=shop-metrics"  # the application's name
     assert shown.not_valid_after_utc == certificate.not_after
 
 
 def test_a_self_signed_certificate_is_made_again_a_month_before_it_expires() -> None:
-    certificate = ServingCertificate()
+    certificate = ServingCertificate(self_signed_name="shop-metrics")
     first = certificate.not_after
     issued = first - SELF_SIGNED_VALIDITY
 
@@ -106,7 +107,9 @@ def test_named_files_are_served_and_a_changed_pair_is_served_from_the_next_hands
     tmp_path: Path,
 ) -> None:
     first_pem = write_pair(tmp_path, "serving.pem", "serving-key.pem")
-    certificate = ServingCertificate(CertificateFiles(tmp_path, "serving.pem", "serving-key.pem"))
+    certificate = ServingCertificate(
+        CertificateFiles(tmp_path, "serving.pem", "serving-key.pem"), self_signed_name="unused"
+    )
     with serving(certificate.context) as port:
         assert presented(port) == x509.load_pem_x509_certificate(first_pem)
         assert certificate.refresh(datetime.now(UTC)) is False  # unchanged files
@@ -118,7 +121,7 @@ def test_named_files_are_served_and_a_changed_pair_is_served_from_the_next_hands
 
 def test_a_pair_that_does_not_load_is_skipped_and_the_previous_one_kept(tmp_path: Path) -> None:
     first_pem = write_pair(tmp_path)
-    certificate = ServingCertificate(CertificateFiles(tmp_path))
+    certificate = ServingCertificate(CertificateFiles(tmp_path), self_signed_name="unused")
     # A new certificate with the old key: the pair does not match.
     new_cert, _ = self_signed_pair(datetime.now(UTC))
     (tmp_path / "tls.crt").write_bytes(new_cert)
@@ -141,4 +144,4 @@ def test_files_that_cannot_be_served_at_start_are_refused(tmp_path: Path, damage
         (tmp_path / "tls.crt").write_bytes(self_signed_pair(datetime.now(UTC))[0])
 
     with pytest.raises(CertificateError):
-        ServingCertificate(CertificateFiles(tmp_path))
+        ServingCertificate(CertificateFiles(tmp_path), self_signed_name="unused")

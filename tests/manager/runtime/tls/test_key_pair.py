@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from cryptography import x509
+from cryptography.x509.oid import ExtendedKeyUsageOID
 
 from manager.runtime.tls.errors import CertificateError
 from manager.runtime.tls.key_pair import (
@@ -14,6 +15,7 @@ from manager.runtime.tls.key_pair import (
     LOCAL_IP_ADDRESSES,
     KeyPair,
     generate_ca,
+    generate_client_pair,
     generate_serving_pair,
     serving_dns_names,
     subject_alternative_names,
@@ -48,6 +50,30 @@ def test_serving_certificate_never_outlives_its_ca() -> None:
     ca = generate_ca(NOW, timedelta(days=10))
     serving = generate_serving_pair(ca, NOW, timedelta(days=365), dns_names=["svc"])
     assert serving.not_after == ca.not_after
+
+
+def test_a_serving_certificate_may_name_its_subject() -> None:
+    ca = generate_ca(NOW, timedelta(days=30))
+    serving = generate_serving_pair(
+        ca, NOW, timedelta(days=30), dns_names=["localhost"], common_name="kube-apiserver"
+    )
+    assert serving.certificate.subject.rfc4514_string() == "CN=kube-apiserver"
+
+
+def test_a_client_certificate_names_a_user_and_group_and_is_signed_by_the_ca() -> None:
+    ca = generate_ca(NOW, timedelta(days=10))
+    client = generate_client_pair(
+        ca, NOW, timedelta(days=365), common_name="system:node:n1", organization="system:nodes"
+    )
+
+    # What an API server trusting the CA authenticates: CN the user, O a group.
+    assert client.certificate.subject.rfc4514_string() == "CN=system:node:n1,O=system:nodes"
+    client.certificate.verify_directly_issued_by(ca.certificate)
+    usage = client.certificate.extensions.get_extension_for_class(x509.ExtendedKeyUsage)
+    assert list(usage.value) == [ExtendedKeyUsageOID.CLIENT_AUTH]
+    assert subject_alternative_names(client.certificate) == frozenset()
+    assert client.not_after == ca.not_after  # never outlives its CA
+    client.check(NOW)
 
 
 def test_generated_pair_loads_into_an_ssl_context(tmp_path: object) -> None:

@@ -11,6 +11,7 @@ import anyio
 
 from dynamo_operator.model_endpoints import WorkerEndpoint
 from manager.app.reconcilers.model import CallOutcome
+from manager.runtime.client import ApiError
 from manager.runtime.identity import Identity
 from manager.runtime.kinds import ENDPOINT_SLICE, ResourceKind
 
@@ -117,10 +118,14 @@ class FakeClient:
         self.identity = IDENTITY
         self.rest = FakeRest()
         self.statuses: list[dict[str, Any]] = []
+        self.status_refusal: ApiError | None = None
+        """Raised by every status write."""
 
     async def apply_status_if_changed(
         self, desired_status: Mapping[str, Any], live: Mapping[str, Any]
     ) -> bool:
+        if self.status_refusal is not None:
+            raise self.status_refusal
         self.statuses.append(copy.deepcopy(dict(desired_status)))
         return True
 

@@ -10,7 +10,8 @@ import anyio
 import pytest
 
 from manager.app.reconcilers.model import ModelKinds, ModelReconciler
-from manager.runtime.controller import Request, Result
+from manager.runtime.client import Invalid, NotFound
+from manager.runtime.controller import Request, Result, TerminalError
 
 from .fakes import (
     MODEL,
@@ -232,6 +233,29 @@ async def test_an_invalid_lora_is_reported_and_nothing_is_called() -> None:
     ready = next(c for c in world.client.status["conditions"] if c["type"] == "EndpointsReady")
     assert (ready["status"], ready["reason"]) == ("False", "ValidationFailed")
     assert world.recorder.reasons() == ["ValidationFailed"]
+
+
+async def test_a_model_deleted_during_the_pass_ends_it_quietly() -> None:
+    world = Setup(model(), A)
+    world.client.status_refusal = NotFound(404, "NotFound", 'dynamomodels "m" not found', {})
+
+    assert await world.reconcile() is None  # not an error to retry: the model is gone
+
+    assert world.recorder.reasons() == ["LoRALoaded"]  # not the status's EndpointsReady
+
+
+async def test_a_status_the_api_server_refuses_is_told_on_the_model_and_not_retried() -> None:
+    world = Setup(model(), A)
+    world.client.status_refusal = Invalid(422, "Invalid", "status.totalEndpoints: Invalid", {})
+
+    with pytest.raises(TerminalError):
+        await world.reconcile()
+
+    assert world.recorder.events[-1] == (
+        "Warning",
+        "StatusRejected",
+        "the API server refused the status: status.totalEndpoints: Invalid",
+    )
 
 
 async def test_no_workers_is_reported_once_and_waits_for_slice_events() -> None:

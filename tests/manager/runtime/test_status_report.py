@@ -1,0 +1,148 @@
+"""The status step every reconciler ends with: one write if the status changed, the Event after
+it, progress spaced out, and the status write's refusals answered the same way for every kind
+(the five reconcilers hand their derived status to it; e2e/operator runs them for real)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+import pytest
+
+from manager.runtime.client import ApiError, Invalid, NotFound
+from manager.runtime.controller import Result, TerminalError, is_terminal
+from manager.runtime.progress import ProgressThrottle
+from manager.runtime.status_report import STATUS_REJECTED, StatusReport
+
+pytestmark = pytest.mark.anyio
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+OBJ = {"kind": "Thing", "metadata": {"name": "a", "namespace": "ns", "uid": "uid-a"}}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@dataclass(frozen=True)
+class Event:
+    type: Literal["Normal", "Warning"]
+    reason: str
+    message: str
+
+
+READY = Event("Normal", "Ready", "the thing is ready")
+
+
+class FakeClient:
+    def __init__(self, refusal: ApiError | None = None) -> None:
+        self.refusal = refusal
+        self.statuses: list[dict[str, Any]] = []
+
+    async def apply_status_if_changed(
+        self, desired_status: Mapping[str, Any], live: Mapping[str, Any]
+    ) -> bool:
+        if self.refusal is not None:
+            raise self.refusal
+        if desired_status == live.get("status"):
+            return False
+        self.statuses.append(copy.deepcopy(dict(desired_status)))
+        return True
+
+
+class FakeRecorder:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str, str]] = []
+
+    def event(self, obj: Mapping[str, Any], event_type: str, reason: str, message: str) -> None:
+        self.events.append((event_type, reason, message))
+
+
+def step(
+    refusal: ApiError | None = None, throttle: ProgressThrottle | None = None
+) -> tuple[StatusReport, FakeClient, FakeRecorder]:
+    client, recorder = FakeClient(refusal), FakeRecorder()
+    return StatusReport(client, recorder, throttle), client, recorder  # type: ignore[arg-type]
+
+
+async def test_a_changed_status_is_written_once_then_its_event_recorded() -> None:
+    report, client, recorder = step()
+
+    assert await report.report(OBJ, {"state": "ready"}, READY, now=NOW) is None
+    assert (
+        await report.report({**OBJ, "status": {"state": "ready"}}, {"state": "ready"}, now=NOW)
+        is None
+    )
+
+    assert client.statuses == [{"state": "ready"}]
+    assert recorder.events == [("Normal", "Ready", "the thing is ready")]
+
+
+async def test_a_pass_that_wants_another_look_gets_it_after_the_status() -> None:
+    report, client, _ = step()
+
+    result = await report.report(OBJ, {"state": "checking"}, now=NOW, requeue_after=30.0)
+
+    assert result == Result(requeue_after=30.0)
+    assert client.statuses == [{"state": "checking"}]
+
+
+async def test_an_object_deleted_since_the_cache_read_it_ends_the_pass_quietly() -> None:
+    report, _, recorder = step(NotFound(404, "NotFound", 'things "a" not found', {}))
+
+    result = await report.report(OBJ, {"state": "ready"}, READY, now=NOW, requeue_after=30.0)
+
+    assert result is None  # no Event about an object that is gone, no look at it later
+    assert recorder.events == []
+
+
+async def test_a_status_the_api_server_refuses_is_told_on_the_object_and_not_retried() -> None:
+    refusal = Invalid(422, "Invalid", 'Thing "a" is invalid: status.state: Unsupported value', {})
+    report, _, recorder = step(refusal)
+
+    with pytest.raises(TerminalError) as raised:
+        await report.report(OBJ, {"state": "ready"}, READY, now=NOW)
+
+    assert is_terminal(raised.value)  # the controller logs it once and does not retry
+    assert raised.value.__cause__ is refusal
+    # The user sees why the status does not move, not the transition it would have shown.
+    assert recorder.events == [
+        (
+            "Warning",
+            STATUS_REJECTED,
+            'the API server refused the status: Thing "a" is invalid: status.state: '
+            "Unsupported value",
+        )
+    ]
+
+
+async def test_other_errors_of_the_write_are_left_to_the_controller_to_retry() -> None:
+    report, _, recorder = step(ApiError(500, "InternalError", "etcd is away", {}))
+
+    with pytest.raises(ApiError):
+        await report.report(OBJ, {"state": "ready"}, READY, now=NOW)
+
+    assert recorder.events == []
+
+
+async def test_progress_waits_for_the_throttle_and_other_changes_do_not() -> None:
+    first, cap = timedelta(seconds=5), timedelta(seconds=30)
+    report, client, _ = step(throttle=ProgressThrottle(first, cap))
+    written = {**OBJ, "status": {"state": "pending", "ready": 0}}
+
+    held = await report.report(OBJ, {"state": "pending", "ready": 0}, now=NOW, progress_only=True)
+    assert held == Result(requeue_after=5.0)  # a first status on its way waits `first`
+    assert client.statuses == []
+
+    later = NOW + first
+    assert await report.report(OBJ, written["status"], now=later, progress_only=True) is None
+    progress = {"state": "pending", "ready": 1}
+    held = await report.report(written, progress, now=later + first, progress_only=True)
+    assert held == Result(requeue_after=(cap - first).total_seconds())
+    assert await report.report(written, {"state": "ready"}, now=later + first) is None
+
+    assert client.statuses == [{"state": "pending", "ready": 0}, {"state": "ready"}]
