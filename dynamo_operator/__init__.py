@@ -10,8 +10,10 @@ artifact references (``naming``), Go durations (``durations``), image pull secre
 (``pull_secrets``), field paths and values as messages show them (``field_paths``, shared by
 validation and conversion), the workers of a base model read from EndpointSlices
 (``model_endpoints``), which LoRA adapter to load where (``lora_plan``), the Deployment rollout
-strategy its annotations ask for (``rollout_strategy``), offline rendering (``render``), the
-operator's settings (``settings``) and the errors of these modules (``errors``).
+strategy its annotations ask for (``rollout_strategy``), the backend a component runs
+(``backend_inference``), the SDK-era ``DYN_DEPLOYMENT_CONFIG`` (``deployment_config``), offline
+rendering (``render``), the operator's settings (``settings``) and the errors of these modules
+(``errors``).
 
 ``render`` pulls in every builder, which ``validate`` and the webhooks never need, so its names
 are imported on first use (PEP 562 ``__getattr__``); the rest is cheap and imported here.
@@ -19,7 +21,7 @@ are imported on first use (PEP 562 ``__getattr__``); the rest is cheap and impor
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from dynamo_operator.backend_inference import effective_backend, launched_backends
+from dynamo_operator.backend_inference import effective_backend, launched_backends, worker_backends
 from dynamo_operator.constants import (
     DEFAULT_INGRESS_HOST_SUFFIX,
     DEFAULT_POD_FS_GROUP,
@@ -28,6 +30,7 @@ from dynamo_operator.constants import (
     FRONTEND_DEFAULT_ARGS,
     FRONTEND_DEFAULT_COMMAND,
     GPU_RESOURCE_NAME,
+    GRAPH_PROPAGATED_ANNOTATIONS,
     HPA_DEFAULT_CPU_UTILIZATION,
     IMAGE_BUILDER_OWNED_POD_FIELDS,
     MAIN_CONTAINER_NAME,
@@ -46,6 +49,13 @@ from dynamo_operator.constants import (
     Labels,
     PortNames,
     Ports,
+)
+from dynamo_operator.deployment_config import (
+    DeploymentConfig,
+    DeploymentConfigError,
+    ServiceOverrides,
+    deployment_config_text,
+    parse_deployment_config,
 )
 from dynamo_operator.durations import (
     InvalidDurationError,
@@ -138,6 +148,7 @@ __all__ = [
     "FRONTEND_DEFAULT_ARGS",
     "FRONTEND_DEFAULT_COMMAND",
     "GPU_RESOURCE_NAME",
+    "GRAPH_PROPAGATED_ANNOTATIONS",
     "HPA_DEFAULT_CPU_UTILIZATION",
     "IMAGE_BUILDER_OWNED_POD_FIELDS",
     "LEADER_WORKER_SET_API_VERSION",
@@ -162,6 +173,8 @@ __all__ = [
     "AdapterLoad",
     "Annotations",
     "ComponentReference",
+    "DeploymentConfig",
+    "DeploymentConfigError",
     "DiscoveryBackend",
     "Env",
     "InvalidComponentReferenceError",
@@ -178,6 +191,7 @@ __all__ = [
     "RenderError",
     "RenderResult",
     "RolloutProblem",
+    "ServiceOverrides",
     "WorkerEndpoint",
     "adapter_of",
     "base_model_hash",
@@ -187,6 +201,7 @@ __all__ = [
     "component_pod_selector",
     "component_resource_name",
     "default_dynamo_namespace",
+    "deployment_config_text",
     "describe",
     "discover_image_pull_secrets",
     "dynamo_namespace",
@@ -205,6 +220,7 @@ __all__ = [
     "load_events",
     "model_service_name",
     "parse_component_reference",
+    "parse_deployment_config",
     "parse_duration",
     "plan_adapter_loads",
     "positive_duration",
@@ -212,6 +228,7 @@ __all__ = [
     "rollout_annotations",
     "rollout_problems",
     "unload_event",
+    "worker_backends",
 ]
 
 

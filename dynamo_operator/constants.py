@@ -46,6 +46,15 @@ class Annotations:
     """``RollingUpdate`` or ``Recreate``: the strategy of the component's Deployment."""
     ROLLING_UPDATE_MAX_SURGE: Final = "nvidia.com/deployment-rolling-update-max-surge"
     ROLLING_UPDATE_MAX_UNAVAILABLE: Final = "nvidia.com/deployment-rolling-update-max-unavailable"
+    DISCOVERY_BACKEND: Final = "nvidia.com/dynamo-discovery-backend"
+    """``kubernetes`` or ``etcd`` on a graph (``metadata.annotations``, copied to each component it
+    generates) or a service/component (``annotations``, which wins): how its processes discover
+    each other, over the operator's choice (``--etcdAddr``)."""
+
+
+GRAPH_PROPAGATED_ANNOTATIONS: Final = (Annotations.ENABLE_METRICS, Annotations.DISCOVERY_BACKEND)
+"""Graph annotations every generated component carries unless its service sets its own
+(upstream's ``dgdPropagatedAnnotationKeys``, those the operator acts on)."""
 
 
 MODEL_FINALIZER: Final = "nvidia.com/finalizer"
@@ -91,6 +100,8 @@ class Env:
     POD_NAME: Final = "POD_NAME"
     POD_NAMESPACE: Final = "POD_NAMESPACE"
     POD_UID: Final = "POD_UID"
+    DYN_DEPLOYMENT_CONFIG: Final = "DYN_DEPLOYMENT_CONFIG"
+    """The SDK-era per-service configuration (JSON) in a graph's envs (``deployment_config``)."""
 
 
 MAIN_CONTAINER_NAME: Final = "main"

@@ -4,9 +4,10 @@
 DynamoGraphDeployment yields its PVCs and DynamoComponentDeployments, and each DCD (generated or
 given) yields its Deployment or LeaderWorkerSets, Service, Ingress or VirtualService and autoscaler.
 Secrets of type ``kubernetes.io/dockerconfigjson`` among the documents feed pull-secret discovery.
-With Kubernetes discovery, the account the pods of each graph (or standalone component) run as,
-owned by it, comes first with its RoleBinding (to ``discovery_cluster_role_name`` when the settings
-have one, else to a Role of its own, which comes too). Then documents in input order: for each
+With Kubernetes discovery (the operator's, or a component's own annotation), the account the pods
+of each graph (or standalone component) run as, owned by it, comes first with its RoleBinding (to
+``discovery_cluster_role_name`` when the settings have one, else to a Role of its own, which comes
+too). Then documents in input order: for each
 graph the planner's ServiceAccount (and its RoleBinding when a ``planner_cluster_role_name`` is
 given) if it has a planner, its PVCs, then per component (sorted by name) the DCD followed by its
 children. What several graphs share (the planner's account, a base model's headless Service)
@@ -40,6 +41,7 @@ from dynamo_operator.builders import (
     build_persistent_volume_claims,
     build_planner_access,
     discovery_owner,
+    uses_kubernetes_discovery,
 )
 from dynamo_operator.errors import RenderError
 from dynamo_operator.image_build import expand_service_pvcs
@@ -170,10 +172,10 @@ def render_objects(
             components, default_namespace=default_namespace
         ),
     )
-    if settings.discovery_backend == "kubernetes":
-        result.objects.extend(
-            _discovery_access(components, default_namespace, settings.discovery_cluster_role_name)
-        )
+    discovering = [dcd for dcd in components if uses_kubernetes_discovery(dcd, settings)]
+    result.objects.extend(
+        _discovery_access(discovering, default_namespace, settings.discovery_cluster_role_name)
+    )
     _for_each_document(
         documents,
         lambda document: _render_document(document, context, result, planner_cluster_role_name),

@@ -26,6 +26,7 @@ from dynamo_operator.api.constants import (
     DEFAULT_MULTINODE_NODE_COUNT,
     MIN_MULTINODE_NODE_COUNT,
 )
+from dynamo_operator.api.experimental import CheckpointSpec, FailoverSpec, GPUMemoryServiceSpec
 from dynamo_operator.api.service_pvc import ServicePVC
 
 #: Lists keyed by ``name``: server-side apply merges them entry by entry.
@@ -299,6 +300,12 @@ class DynamoComponentDeploymentSharedSpec(ApiModel):
     model_ref: ModelReference | None = None
     """Base model the component serves: its pods get the base model's hash label and the
     headless Service dynamo-model-<hash>, where DynamoModels find them."""
+    gpu_memory_service: GPUMemoryServiceSpec | None = None
+    """Upstream's GPU Memory Service (experimental): not supported, refused when enabled."""
+    failover: FailoverSpec | None = None
+    """Upstream's active-passive failover (experimental): not supported, refused when enabled."""
+    checkpoint: CheckpointSpec | None = None
+    """Upstream's checkpoint/restore (experimental): not supported, refused when enabled."""
 
     @property
     def effective_replicas(self) -> int:

@@ -24,6 +24,11 @@ from dynamo_operator.builders.children import (
 from dynamo_operator.builders.component_deployments import build_component_deployments
 from dynamo_operator.builders.container import default_launch
 from dynamo_operator.builders.context import BuildContext, ModelServiceOwners
+from dynamo_operator.builders.discovery import (
+    DISCOVERY_BACKENDS,
+    component_discovery_backend,
+    uses_kubernetes_discovery,
+)
 from dynamo_operator.builders.errors import BuildError, InvalidComponentError
 from dynamo_operator.builders.launch_commands import Launch, find_launch, vllm_multinode_mode
 from dynamo_operator.builders.merge import deep_merge, merge_env
@@ -59,6 +64,7 @@ from dynamo_operator.builders.service_account import (
 )
 
 __all__ = [
+    "DISCOVERY_BACKENDS",
     "DISCOVERY_RULES",
     "FRONTEND_READINESS_COMMAND",
     "BuildContext",
@@ -77,6 +83,7 @@ __all__ = [
     "build_planner_access",
     "build_scaling_adapters",
     "build_shared_model_service",
+    "component_discovery_backend",
     "controller_reference",
     "deep_merge",
     "default_launch",
@@ -96,5 +103,6 @@ __all__ = [
     "served_base_model",
     "service_replicas",
     "service_replicas_patch",
+    "uses_kubernetes_discovery",
     "vllm_multinode_mode",
 ]

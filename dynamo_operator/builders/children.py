@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dynamo_operator.api import DynamoComponentDeployment
+from dynamo_operator.backend_inference import launched_backends
 from dynamo_operator.builders.autoscaler import build_horizontal_pod_autoscaler
 from dynamo_operator.builders.component import Component
 from dynamo_operator.builders.context import BuildContext
 from dynamo_operator.builders.deployment import build_deployment
+from dynamo_operator.builders.errors import InvalidComponentError
 from dynamo_operator.builders.ingress import build_ingress
 from dynamo_operator.builders.leader_worker_set import build_leader_worker_set, build_pod_group
 from dynamo_operator.builders.merge import JsonDict
@@ -87,7 +89,18 @@ def build_workload(
     return objects
 
 
+def _check_launch(component: Component) -> None:
+    """A command launching several backends is no component (upstream refuses it too)."""
+    launched = launched_backends(component.main_container)
+    if len(launched) > 1:
+        raise InvalidComponentError(
+            "spec.extraPodSpec.mainContainer",
+            f"launches several backends: {', '.join(sorted(launched))}",
+        )
+
+
 def _build_children(component: Component, context: BuildContext) -> ComponentChildren:
+    _check_launch(component)
     warnings: list[str] = []
     if not component.image:
         warnings.append(

@@ -20,6 +20,7 @@ from typing import Any
 from dynamo_operator.api.constants import BackendFramework, ComponentType
 from dynamo_operator.builders.component import Component
 from dynamo_operator.builders.context import BuildContext
+from dynamo_operator.builders.discovery import component_discovery_backend
 from dynamo_operator.builders.env import component_type_env, identity_env, standard_env
 from dynamo_operator.builders.merge import (
     JsonDict,
@@ -123,7 +124,10 @@ def _container_env(
     if compilation_cache_path and component.backend == BackendFramework.VLLM:
         backend_env.append(env_var(Env.VLLM_CACHE_ROOT, compilation_cache_path))
     return merge_env(
-        standard_env(context.settings),
+        standard_env(
+            context.settings,
+            component_discovery_backend(component.annotations, context.settings),
+        ),
         identity_env(component.dynamo_namespace, component.graph_name, component.namespace),
         component_type_env(component.component_type),
         backend_env,

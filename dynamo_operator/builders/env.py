@@ -12,19 +12,23 @@ from __future__ import annotations
 from dynamo_operator.api.constants import WORKER_LIKE_COMPONENT_TYPES, ComponentType
 from dynamo_operator.builders.merge import JsonDict, env_var
 from dynamo_operator.constants import Env, Ports
-from dynamo_operator.settings import OperatorSettings
+from dynamo_operator.settings import DiscoveryBackend, OperatorSettings
 
 
-def standard_env(settings: OperatorSettings) -> list[JsonDict]:
+def standard_env(settings: OperatorSettings, discovery_backend: DiscoveryBackend) -> list[JsonDict]:
     """Addresses of the Dynamo control plane when the operator was given them, the discovery
     backend, and the pod's own identity: a worker publishes its DynamoWorkerMetadata named after
-    its pod and owned by it, so Kubernetes discovery needs all three ``POD_*``."""
+    its pod and owned by it, so Kubernetes discovery needs all three ``POD_*``.
+
+    ``DYN_DISCOVERY_BACKEND=kubernetes`` with Kubernetes discovery; with etcd none, as upstream
+    renders it: etcd is the runtime's default (``discovery.component_discovery_backend``)."""
     env: list[JsonDict] = []
     if settings.nats_addr:
         env.append(env_var(Env.NATS_SERVER, settings.nats_addr))
     if settings.etcd_addr:
         env.append(env_var(Env.ETCD_ENDPOINTS, settings.etcd_addr))
-    env.append(env_var(Env.DYN_DISCOVERY_BACKEND, settings.discovery_backend))
+    if discovery_backend == "kubernetes":
+        env.append(env_var(Env.DYN_DISCOVERY_BACKEND, discovery_backend))
     env.extend(
         _field_ref(name, path)
         for name, path in (
@@ -73,5 +77,8 @@ def _type_defaults(component_type: str) -> list[JsonDict]:
             env_var(Env.DYN_HEALTH_CHECK_ENABLED, "false"),
         ]
     if component_type == ComponentType.PLANNER:
-        return [env_var(Env.PLANNER_PROMETHEUS_PORT, str(Ports.PLANNER_METRICS))]
+        return [
+            env_var(Env.PLANNER_PROMETHEUS_PORT, str(Ports.PLANNER_METRICS)),
+            env_var(Env.DYN_SYSTEM_PORT, str(Ports.SYSTEM)),
+        ]
     return []

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dynamo_operator.builders.component import Component
 from dynamo_operator.builders.container import build_main_container
 from dynamo_operator.builders.context import BuildContext
+from dynamo_operator.builders.discovery import component_discovery_backend
 from dynamo_operator.builders.labels import pod_annotations, pod_labels
 from dynamo_operator.builders.merge import JsonDict, copy_json, deep_merge, merge_named
 from dynamo_operator.builders.model_service import serving_pod_metadata
@@ -48,7 +49,7 @@ def _base_pod_spec(component: Component, context: BuildContext) -> JsonDict:
     }
     service_account = component_service_account(
         component.component_type,
-        context.settings.discovery_backend,
+        component_discovery_backend(component.annotations, context.settings),
         discovery_owner_name(component.name, component.owner_references),
     )
     if service_account:

@@ -21,5 +21,10 @@ def default_container_ports(component_type: str) -> list[JsonDict]:
     if component_type in WORKER_LIKE_COMPONENT_TYPES:
         return [container_port(PortNames.SYSTEM, Ports.SYSTEM)]
     if component_type == ComponentType.PLANNER:
-        return [container_port(PortNames.METRICS, Ports.PLANNER_METRICS)]
+        # Its Prometheus metrics, and the runtime's system server its probes ask (upstream's
+        # component_planner.go).
+        return [
+            container_port(PortNames.METRICS, Ports.PLANNER_METRICS),
+            container_port(PortNames.SYSTEM, Ports.SYSTEM),
+        ]
     return []

@@ -1,7 +1,8 @@
 """Default health probes per component type, as the upstream operator injects them.
 
-Frontends are probed on their HTTP port, worker-like components on their system port, with a
-two-hour startup window for model loading (720 x 10 s). Planners and other types get no probes.
+Frontends are probed on their HTTP port, worker-like components and planners on their system
+port, with a two-hour startup window (720 x 10 s: model loading; a planner waits for its
+workers). Other types get no probes.
 Each call returns fresh dicts: callers put them into pod templates they then own.
 """
 
@@ -64,6 +65,15 @@ def worker_probes() -> Probes:
     )
 
 
+def planner_probes() -> Probes:
+    """Upstream's (component_planner.go), timings included: the planner has no seed of its own."""
+    return Probes(
+        liveness=http_get_probe("/live", PortNames.SYSTEM, period=5, timeout=4, failure=1),
+        readiness=http_get_probe("/health", PortNames.SYSTEM, period=10, timeout=4, failure=3),
+        startup=http_get_probe("/live", PortNames.SYSTEM, period=10, timeout=5, failure=720),
+    )
+
+
 def mpi_worker_readiness_probe() -> JsonDict:
     """TRT-LLM multinode workers only run sshd: ready once the MPI SSH port accepts connections."""
     return {
@@ -77,4 +87,6 @@ def default_probes(component_type: str) -> Probes:
         return frontend_probes()
     if component_type in WORKER_LIKE_COMPONENT_TYPES:
         return worker_probes()
+    if component_type == ComponentType.PLANNER:
+        return planner_probes()
     return Probes()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dynamo_operator.api.constants import ComponentType
 from dynamo_operator.builders.component import Component
 from dynamo_operator.builders.context import BuildContext
+from dynamo_operator.builders.discovery import component_discovery_backend
 from dynamo_operator.builders.labels import child_metadata, selector_labels
 from dynamo_operator.builders.merge import JsonDict, merge_named
 from dynamo_operator.builders.ports import default_container_ports
@@ -36,7 +37,7 @@ def service_ports(component: Component) -> list[JsonDict]:
 
 
 def discovery_labels(component: Component, context: BuildContext) -> dict[str, str]:
-    if context.settings.discovery_backend != "kubernetes":
+    if component_discovery_backend(component.annotations, context.settings) != "kubernetes":
         return {}
     labels = {Labels.DISCOVERY_BACKEND: "kubernetes"}
     if component.component_type != ComponentType.FRONTEND:

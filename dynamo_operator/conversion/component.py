@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from dynamo_operator.constants import MAIN_CONTAINER_NAME
+from dynamo_operator.conversion.experimental import experimental_to_alpha, experimental_to_beta
 from dynamo_operator.conversion.main_container import build_main, main_hints, split_main
 from dynamo_operator.conversion.wire import JsonDict, as_dict, as_list, copy_json
 
@@ -59,6 +60,7 @@ def to_component(name: Any, service: JsonDict) -> JsonDict:
     pod_template = _pod_template(service, build_main(service, pvc_mounts))
     if pod_template is not None:
         component["podTemplate"] = pod_template
+    component.update(experimental_to_beta(service))
     return component
 
 
@@ -86,6 +88,7 @@ def to_service(component: JsonDict, hints: JsonDict) -> JsonDict:
     mounts = _alpha_mounts(as_dict(component.get("compilationCache")), pvc_mounts, hints)
     if mounts:
         service["volumeMounts"] = mounts
+    service.update(experimental_to_alpha(component))
     return service
 
 

@@ -15,6 +15,7 @@ from typing import Any, Final
 from dynamo_operator.constants import GPU_RESOURCE_NAME, MAIN_CONTAINER_NAME
 from dynamo_operator.conversion.dispatch import ALPHA_API_VERSION, convert
 from dynamo_operator.conversion.errors import ConversionError
+from dynamo_operator.conversion.experimental import EXPERIMENTAL, EXPERIMENTAL_FIELDS
 from dynamo_operator.conversion.wire import JsonDict, as_dict, as_list
 from dynamo_operator.field_paths import PathPart, join_path
 
@@ -85,6 +86,8 @@ def _component_path(service: JsonDict, component: Any, rest: list[PathPart]) -> 
         return ["sharedMemorySize"]
     if head == "extraPodMetadata":
         return ["podTemplate", "metadata", *tail]
+    if head in EXPERIMENTAL_FIELDS:
+        return [EXPERIMENTAL, *rest]
     containers = (
         as_list(
             (as_dict((as_dict(component.get("podTemplate")) or {}).get("spec")) or {}).get(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Final
 
 from dynamo_operator.constants import MAIN_CONTAINER_NAME
+from dynamo_operator.conversion.experimental import EXPERIMENTAL, EXPERIMENTAL_FIELDS
 from dynamo_operator.conversion.patch import Path
 
 MAIN: Final[Path] = ["podTemplate", "spec", "containers", [MAIN_CONTAINER_NAME]]
@@ -63,6 +64,8 @@ def component_sources(service_path: Path) -> list[Path]:
         if service_path[1] == "mainContainer":
             return [[*MAIN, *service_path[2:3]]]
         return [["podTemplate", "spec", service_path[1]]]
+    if head in EXPERIMENTAL_FIELDS:
+        return [[EXPERIMENTAL, head]]
     return []
 
 
@@ -81,6 +84,10 @@ def service_sources(component_path: Path) -> list[Path]:
         return [[head]]
     if head == "compilationCache":
         return [["volumeMounts"]]
+    if head == EXPERIMENTAL:
+        if rest and rest[0] in EXPERIMENTAL_FIELDS:
+            return [[rest[0]]]
+        return [] if rest else [[name] for name in EXPERIMENTAL_FIELDS]
     if head != "podTemplate":
         return []
     if not rest:

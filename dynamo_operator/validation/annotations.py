@@ -1,14 +1,19 @@
 """Annotation values the operator acts on, checked at admission.
 
-Only the rollout annotations so far (``rollout_strategy``): a value the Deployment cannot take is
-refused here, naming the annotation where the user wrote it (``extraPodMetadata.annotations``
-wins over the service's ``annotations``, as in the builder), instead of a Deployment write that
-keeps failing in the reconciler.
+The rollout annotations (``rollout_strategy``): a value the Deployment cannot take is refused
+here, naming the annotation where the user wrote it (``extraPodMetadata.annotations`` wins over
+the service's ``annotations``, as in the builder), instead of a Deployment write that keeps
+failing in the reconciler. The discovery backend (``builders/discovery.py``), on a graph or a
+service: ``kubernetes`` or ``etcd`` (empty: the operator's choice); upstream takes any word and
+treats all but ``etcd`` as Kubernetes discovery for the env and as etcd for the rest.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from dynamo_operator.api import DynamoComponentDeploymentSharedSpec
+from dynamo_operator.constants import Annotations
 from dynamo_operator.field_paths import join_path
 from dynamo_operator.rollout_strategy import rollout_annotations, rollout_problems
 from dynamo_operator.validation.collector import IssueCollector
@@ -31,3 +36,17 @@ def check_rollout_annotations(
             issues.warn(where, problem.message)
         else:
             issues.error(where, problem.message)
+
+
+def check_discovery_backend(
+    annotations: Mapping[str, str] | None, path: str, issues: IssueCollector
+) -> None:
+    """``path`` is where ``annotations`` are (``metadata.annotations``, a service's
+    ``annotations``)."""
+    value = (annotations or {}).get(Annotations.DISCOVERY_BACKEND)
+    if value not in (None, "", "kubernetes", "etcd"):
+        issues.error(
+            join_path(path, Annotations.DISCOVERY_BACKEND),
+            f"'{value}' is not a discovery backend: kubernetes (through the API server) or etcd "
+            "(through the operator's --etcdAddr); leave it out for the operator's choice",
+        )

@@ -1,10 +1,13 @@
 """Rules for DynamoGraphDeployment: the object alone on create, and against its old self on update.
 
 A graph must be renderable: names of generated children valid, mounts pointing at declared PVCs,
-one Dynamo namespace for all services. Rules run in the upstream operator's order (at least one
-service, then the PVCs, then each service through the shared service validator), so a user sees
-the issues in the order upstream reports them; the checks upstream lacks (generated names, one
-Dynamo namespace) come last.
+one Dynamo namespace for all services, one backend (``backendFramework``, else the one its workers
+launch, which every generated component then declares), an image for each multinode service
+(unless an artifact provides it), a ``DYN_DEPLOYMENT_CONFIG`` the operator can read. Rules run in
+the upstream operator's order (at least one service, then the PVCs, then each service through the
+shared service validator), so a user sees the issues in the order upstream reports them; the
+checks upstream lacks (generated names, one Dynamo namespace) come last. A service's deprecated
+``dynamoNamespace`` is still honoured, with a warning saying what upstream does instead.
 """
 
 from __future__ import annotations
@@ -12,25 +15,37 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dynamo_operator.api import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
+from dynamo_operator.api import (
+    BackendFramework,
+    DynamoComponentDeploymentSharedSpec,
+    DynamoGraphDeployment,
+)
+from dynamo_operator.backend_inference import worker_backends
 from dynamo_operator.field_paths import describe, join_path
 from dynamo_operator.naming import (
     component_deployment_name,
     component_resource_name,
     default_dynamo_namespace,
 )
+from dynamo_operator.validation.annotations import check_discovery_backend
 from dynamo_operator.validation.collector import IssueCollector
 from dynamo_operator.validation.component import (
     check_component_reference,
     check_component_resource_name,
 )
+from dynamo_operator.validation.deployment_config import check_deployment_configs
 from dynamo_operator.validation.names import (
     check_component_names,
     check_dynamo_namespace,
     check_pvc_name,
+    deprecated_dynamo_namespace,
 )
 from dynamo_operator.validation.result import IssueReason
-from dynamo_operator.validation.service import check_backend, validate_service
+from dynamo_operator.validation.service import (
+    check_backend,
+    check_multinode_image,
+    validate_service,
+)
 from dynamo_operator.validation.service_pvc import check_service_pvc
 from dynamo_operator.validation.shapes import positive_quantity
 from dynamo_operator.validation.wire import differs, node_count_of, spec_of
@@ -47,12 +62,19 @@ def validate_graph_deployment(graph: DynamoGraphDeployment, issues: IssueCollect
         issues.error("spec.services", "must have at least one service")
     declared_pvcs = _check_pvcs(graph, issues)
     service_claims = {s.pvc.name for s in spec.services.values() if s.pvc is not None}
+    graph_backend = spec.backend_framework or _workers_backend(graph, issues)
     for service_name, service in spec.services.items():
         path = join_path("spec.services", service_name)
         _check_backend_not_per_service(service, path, issues)
-        backend = check_backend(service, spec.backend_framework, issues, path)
+        backend = check_backend(
+            service, graph_backend, issues, path, inferred=spec.backend_framework is None
+        )
         validate_service(service, path, backend, declared_pvcs | service_claims, issues)
         check_service_pvc(service, path, declared_pvcs, issues)
+        if spec.dynamo_component is None:  # else the artifact's built image runs
+            check_multinode_image(service, path, issues)
+    check_discovery_backend(graph.metadata.annotations, "metadata.annotations", issues)
+    check_deployment_configs(graph, issues)
     _check_generated_names(graph, issues)
     _check_dynamo_namespace(graph, issues)
 
@@ -92,6 +114,31 @@ def _check_artifact(reference: str, issues: IssueCollector) -> None:
         check_component_resource_name(
             issues, "spec.dynamoComponent", component_resource_name(reference)
         )
+
+
+def _workers_backend(
+    graph: DynamoGraphDeployment, issues: IssueCollector
+) -> BackendFramework | None:
+    """The backend a graph without ``backendFramework`` declares on every component it generates:
+    the one its workers launch (``builders.generated_backend``, as upstream); several are
+    refused."""
+    found = worker_backends(
+        (
+            name,
+            service.component_type,
+            service.extra_pod_spec.main_container if service.extra_pod_spec else None,
+        )
+        for name, service in sorted(graph.spec.services.items())
+    )
+    if len(set(found.values())) > 1:
+        launches = ", ".join(f"{name} {backend}" for name, backend in found.items())
+        issues.error(
+            "spec.backendFramework",
+            f"unset, and the workers launch different backends ({launches}): the components "
+            "of a graph run one backend",
+        )
+        return None
+    return next(iter(found.values()), None)
 
 
 def _check_backend_not_per_service(
@@ -163,10 +210,12 @@ def _check_dynamo_namespace(graph: DynamoGraphDeployment, issues: IssueCollector
                 )
         return
     if distinct:
+        namespace = graph.metadata.namespace or DEFAULT_NAMESPACE
+        derived = default_dynamo_namespace(namespace, graph.metadata.name or "<graph>")
         for name, value in declared.items():
-            check_dynamo_namespace(
-                issues, join_path("spec.services", name, "dynamoNamespace"), value, declared=True
-            )
+            path = join_path("spec.services", name, "dynamoNamespace")
+            check_dynamo_namespace(issues, path, value, declared=True)
+            issues.warn(path, deprecated_dynamo_namespace(value, derived))
         return
     if graph.metadata.name:
         namespace = graph.metadata.namespace or DEFAULT_NAMESPACE

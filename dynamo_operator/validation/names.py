@@ -76,6 +76,16 @@ def check_dynamo_namespace(
     )
 
 
+def deprecated_dynamo_namespace(value: str, derived: str) -> str:
+    """The warning on a declared ``dynamoNamespace``: still honoured here, ignored upstream."""
+    return (
+        f"deprecated: the components run in Dynamo namespace '{value}' as written, but upstream's "
+        f"operator ignores this field and uses <namespace>-<graph> ('{derived}'); graphs of one "
+        "namespace that share a Dynamo namespace share discovery (each one's frontends route to "
+        "the other's workers). Remove it to give the graph its own"
+    )
+
+
 def _label_message(what: str, name: str) -> str:
     if len(name) > DNS1123_LABEL_MAX_LENGTH:
         return (

@@ -13,13 +13,17 @@ from collections.abc import Collection
 from dynamo_operator.api import BackendFramework, DynamoComponentDeploymentSharedSpec
 from dynamo_operator.backend_inference import effective_backend, launched_backends
 from dynamo_operator.field_paths import join_path
-from dynamo_operator.validation.annotations import check_rollout_annotations
+from dynamo_operator.validation.annotations import (
+    check_discovery_backend,
+    check_rollout_annotations,
+)
 from dynamo_operator.validation.collector import IssueCollector
 from dynamo_operator.validation.experimental import check_experimental
 from dynamo_operator.validation.launch_command import check_multinode_launch
 from dynamo_operator.validation.names import check_annotations, check_labels
 from dynamo_operator.validation.pod_spec import check_pod_overrides
 from dynamo_operator.validation.resources import check_resources
+from dynamo_operator.validation.result import IssueReason
 from dynamo_operator.validation.shapes import quantity
 
 # Each replica of a multinode component is a LeaderWorkerSet of its own that the operator creates
@@ -32,9 +36,12 @@ def check_backend(
     declared: BackendFramework | None,
     issues: IssueCollector,
     path: str,
+    *,
+    inferred: bool = False,
 ) -> BackendFramework | None:
     """The service's effective backend, reporting a launch command that contradicts the declared
-    backend or launches several."""
+    backend or launches several. ``inferred``: ``declared`` is the backend a graph without
+    ``backendFramework`` declares on its components, the one its workers launch."""
     container = service.extra_pod_spec.main_container if service.extra_pod_spec else None
     launched = launched_backends(container)
     if len(launched) > 1:
@@ -44,9 +51,14 @@ def check_backend(
         )
         return declared
     if declared is not None and launched and declared not in launched:
+        why = (
+            f"the graph's workers launch {declared}, the backend all its components declare"
+            if inferred
+            else f"backendFramework is {declared}"
+        )
         issues.error(
             join_path(path, "extraPodSpec", "mainContainer"),
-            f"launches dynamo.{next(iter(launched))} but backendFramework is {declared}",
+            f"launches dynamo.{next(iter(launched))} but {why}",
         )
     return effective_backend(declared, container)
 
@@ -67,9 +79,26 @@ def validate_service(
     _check_unique_env_names(service, path, issues)
     _check_metadata(service, path, issues)
     check_rollout_annotations(service, path, issues)
+    check_discovery_backend(service.annotations, join_path(path, "annotations"), issues)
     check_resources(service, path, issues)
     check_pod_overrides(service, path, issues)
     check_experimental(service, path, issues)
+
+
+def check_multinode_image(
+    service: DynamoComponentDeploymentSharedSpec, path: str, issues: IssueCollector
+) -> None:
+    """A multinode component's main container needs its image (unless a built artifact gives it:
+    the caller does not ask then). Upstream refuses to render the LeaderWorkerSet without one;
+    its pods would be refused by the API server anyway."""
+    main = service.extra_pod_spec.main_container if service.extra_pod_spec else None
+    if service.is_multinode and not (main or {}).get("image"):
+        issues.error(
+            join_path(path, "extraPodSpec", "mainContainer", "image"),
+            f"required for a multinode component ({service.node_count} nodes): its leader and "
+            "worker pods run it",
+            IssueReason.MISSING_REQUIRED_FIELD,
+        )
 
 
 def _check_ingress(

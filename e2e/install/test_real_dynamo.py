@@ -322,8 +322,10 @@ def test_the_same_graph_serves_with_etcd_discovery(
 
         def on_etcd() -> bool:
             pods = [*serving.pods("disagg-prefill"), *serving.pods("disagg-decode")]
-            return len(pods) == 2 and all(
-                _env(pod).get("DYN_DISCOVERY_BACKEND") == "etcd" and is_condition_true(pod, "Ready")
+            return len(pods) == 2 and all(  # etcd discovery: the runtime's default, no env var
+                _env(pod).get("ETCD_ENDPOINTS") == endpoint
+                and "DYN_DISCOVERY_BACKEND" not in _env(pod)
+                and is_condition_true(pod, "Ready")
                 for pod in pods
             )
 

@@ -4,9 +4,11 @@ The previous release (``e2e/support/previous_release.py``: one CRD version, no c
 is installed from its own charts with its own image, built from this repository's history, and
 runs the graphs a user of it had (its own sample, and a small graph). Then both charts are upgraded
 as the README says, to this tree's charts and image. The new operator adopts every child the old
-one made: a child whose rendered contract is the same in both releases gets no write at all; one
-whose contract changed is updated in place (same uid), never recreated; the graphs stay successful
-and are readable at ``nvidia.com/v1beta1``, which the old CRDs did not serve.
+one made: a child whose rendered contract is the same in both releases gets no write to its spec
+or metadata (a component's status still follows pods that a changed Deployment rolls); one whose
+contract changed is updated in place (same uid), never recreated; the graphs stay successful
+and are readable at ``nvidia.com/v1beta1``, which the old CRDs did not serve; a rollout strategy the
+old release ignored takes effect.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from e2e.support.previous_release import (
 from e2e.support.real_node import RealNodeCluster
 
 pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
+
+RECREATE_ANNOTATION = "nvidia.com/deployment-strategy"
 
 # The resource (as in a collection path) of each kind `render` returns that the test compares.
 _RESOURCES = {
@@ -55,7 +59,11 @@ def test_an_upgrade_from_the_previous_release_writes_only_what_the_new_contract_
         tag=PREVIOUS_TAG,
     )
     namespace = real_node.create_namespace("upgrade")
-    graphs = [load_graph(previous / "examples" / "vllm-disagg.yaml"), small_graph("small")]
+    small = small_graph("small")
+    # Asked for while the previous release ignored it: the Deployment it made has the server's
+    # default RollingUpdate, which no apply can remove; the new release must switch it anyway.
+    small["spec"]["services"]["VllmWorker"]["annotations"] = {RECREATE_ANNOTATION: "Recreate"}
+    graphs = [load_graph(previous / "examples" / "vllm-disagg.yaml"), small]
     # The sample mounts a claim; the cluster has no provisioner, so a volume waits for it.
     installed.admin.create(
         "/api/v1/persistentvolumes",
@@ -87,7 +95,7 @@ def test_an_upgrade_from_the_previous_release_writes_only_what_the_new_contract_
     assert not recreated, f"recreated by the upgrade: {recreated}"
     contract_changed = _contract_changes(previous, graphs, namespace)
     children = [key for key in before if not key.startswith(GRAPH.plural + "/")]
-    written = {key for key in children if _version(before[key]) != _version(after[key])}
+    written = {key for key in children if _intent(before[key]) != _intent(after[key])}
     unexplained = sorted(written - contract_changed)
     assert not unexplained, f"written though both releases render them alike: {unexplained}"
     print(
@@ -100,6 +108,8 @@ def test_an_upgrade_from_the_previous_release_writes_only_what_the_new_contract_
         beta = installed.admin.get(GRAPH_BETA.object_path(namespace, name))
         assert {c["name"] for c in beta["spec"]["components"]} == set(graph["spec"]["services"])
     admission_works(installed, namespace)
+    worker = after["deployments/small-vllmworker"]
+    assert worker["spec"]["strategy"] == {"type": "Recreate"}
 
 
 def _contract_changes(previous: Path, graphs: list[dict[str, Any]], namespace: str) -> set[str]:
@@ -119,5 +129,11 @@ def _uid(obj: dict[str, Any]) -> str:
     return str(obj["metadata"]["uid"])
 
 
-def _version(obj: dict[str, Any]) -> str:
-    return str(obj["metadata"]["resourceVersion"])
+def _intent(obj: dict[str, Any]) -> tuple[Any, ...]:
+    """What a write of the object's spec or metadata changes: its generation, labels and
+    annotations when it has a generation (a status write, such as a component's readiness while
+    its rolled Deployment comes back, changes none of them), else its resourceVersion."""
+    metadata = obj["metadata"]
+    if "generation" not in metadata:
+        return (metadata["resourceVersion"],)
+    return (metadata["generation"], metadata.get("labels"), metadata.get("annotations"))

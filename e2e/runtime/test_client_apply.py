@@ -180,6 +180,24 @@ async def test_apply_if_changed_removes_a_field_the_controller_stopped_setting(
     assert await client.apply_if_changed(deployment(namespace), live) is None
 
 
+async def test_a_deployment_the_server_defaulted_switches_to_recreate(
+    client: Client, cache: Cache, namespace: str
+) -> None:
+    # Applied without a strategy (as an operator release that set none did): the API server fills
+    # in RollingUpdate with a rollingUpdate no manager owns, which an apply cannot remove.
+    assert await client.apply_if_changed(deployment(namespace), None) is not None
+    live = await cached(cache, DEPLOYMENT, namespace, "web")
+    assert "rollingUpdate" in live["spec"]["strategy"]
+    recreate = deployment(namespace)
+    recreate["spec"]["strategy"] = {"type": "Recreate"}
+
+    assert await client.apply_if_changed(recreate, live) is not None
+
+    live = await cached(cache, DEPLOYMENT, namespace, "web")
+    assert live["spec"]["strategy"] == {"type": "Recreate"}
+    assert await client.apply_if_changed(recreate, live) is None
+
+
 async def test_apply_keeps_fields_owned_by_other_managers(
     client: Client, cache: Cache, namespace: str
 ) -> None:

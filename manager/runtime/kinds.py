@@ -42,6 +42,11 @@ class ResourceKind:
     immutable: tuple[str, ...] = ()
     """Top-level fields the API server refuses to change (a RoleBinding's ``roleRef``): an apply
     that would change one replaces the object (`Client.apply_if_changed`)."""
+    server_defaulted: tuple[tuple[str, ...], ...] = ()
+    """Paths of fields the API server fills in and no field manager owns, which an apply can
+    therefore never remove, though a sibling the apply sets may forbid them (a Deployment's
+    ``spec.strategy.rollingUpdate`` once ``type`` is ``Recreate``): when the desired object
+    lacks one the live object has, `Client.apply_if_changed` clears it first."""
 
     @property
     def group(self) -> str:
@@ -82,7 +87,13 @@ SERVICE_ACCOUNT = ResourceKind("v1", "ServiceAccount", "serviceaccounts", namesp
 PERSISTENT_VOLUME_CLAIM = ResourceKind(
     "v1", "PersistentVolumeClaim", "persistentvolumeclaims", namespaced=True
 )
-DEPLOYMENT = ResourceKind("apps/v1", "Deployment", "deployments", namespaced=True)
+DEPLOYMENT = ResourceKind(
+    "apps/v1",
+    "Deployment",
+    "deployments",
+    namespaced=True,
+    server_defaulted=(("spec", "strategy", "rollingUpdate"),),
+)
 JOB = ResourceKind("batch/v1", "Job", "jobs", namespaced=True)
 HORIZONTAL_POD_AUTOSCALER = ResourceKind(
     "autoscaling/v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", namespaced=True

@@ -198,6 +198,46 @@ def test_with_etcd_discovery_no_account_is_rendered() -> None:
     assert _shared(objects) == {}
 
 
+def test_a_graph_or_service_choosing_its_discovery_backend_overrides_the_operator() -> None:
+    """Upstream's GetDiscoveryBackend: the component's annotation (the service's, else its
+    graph's) over the operator's choice; it decides the pod's env and account, the Service's
+    labels and whether the graph's discovery account is rendered."""
+    annotation = "nvidia.com/dynamo-discovery-backend"
+    services = {
+        "Frontend": {"componentType": "frontend", "annotations": {annotation: "kubernetes"}},
+        "Worker": {"componentType": "worker"},
+    }
+    etcd_graph = _graph(services)
+    etcd_graph["metadata"]["annotations"] = {annotation: "etcd"}
+
+    for graph, settings in (
+        (_graph(services), OperatorSettings(etcd_addr="http://etcd:2379")),
+        (etcd_graph, OperatorSettings()),
+    ):
+        objects = render_objects([graph], settings).objects
+        pods = {
+            o["metadata"]["name"]: o["spec"]["template"]["spec"]
+            for o in objects
+            if o["kind"] == "Deployment"
+        }
+        env = {
+            name: {e["name"]: e.get("value") for e in pod["containers"][-1]["env"]}
+            for name, pod in pods.items()
+        }
+        assert env["g-frontend"]["DYN_DISCOVERY_BACKEND"] == "kubernetes"
+        assert "DYN_DISCOVERY_BACKEND" not in env["g-worker"]
+        assert pods["g-frontend"]["serviceAccountName"] == "g-k8s-service-discovery"
+        assert "serviceAccountName" not in pods["g-worker"]
+        labels = {
+            o["metadata"]["name"]: o["metadata"]["labels"]
+            for o in objects
+            if o["kind"] == "Service"
+        }
+        assert labels["g-frontend"][annotation] == "kubernetes"
+        assert annotation not in labels["g-worker"]
+        assert ("ServiceAccount", "default", "g-k8s-service-discovery") in _shared(objects)
+
+
 def test_a_planner_gets_its_account_and_the_binding_to_the_given_role() -> None:
     graph = _graph({"Planner": {"componentType": "planner"}})
 

@@ -189,7 +189,9 @@ UPDATE_DENIALS: list[tuple[str, dict[str, Any], Edit, str, str]] = [
     (
         DGD_PATH,
         GRAPH,
-        lambda o: services(o)["VllmWorker"].update(multinode={"nodeCount": 2}),
+        lambda o: services(o)["VllmWorker"].update(
+            multinode={"nodeCount": 2}, extraPodSpec={"mainContainer": {"image": "vllm"}}
+        ),
         "spec.services.VllmWorker",
         "node topology",
     ),

@@ -4,7 +4,8 @@ The v1beta1 component says in Kubernetes' own words what v1alpha1 says in Dynamo
 ``corev1.PodTemplateSpec`` whose container named ``main`` runs Dynamo (resources, env, probes and
 mounts included), and every other container is a sidecar. Only what our v1alpha1 can express is
 here (see ``dynamo_operator.conversion``); upstream v1beta1 fields we do not implement are not in
-the schema, so the API server refuses them as unknown.
+the schema, so the API server refuses them as unknown. The ``experimental`` block is the exception:
+upstream's examples use it, so it is accepted and validation refuses it with the reason.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import ConfigDict, Field, JsonValue
 from dynamo_operator.api.base import ApiModel, FreeFormObject, NonNegativeInt32, Quantity
 from dynamo_operator.api.constants import BetaComponentType
 from dynamo_operator.api.shared_spec import ModelReference, MultinodeSpec
+from dynamo_operator.api.v1beta1.experimental import Experimental
 
 #: A component's name: the key children are named after, so a DNS label (any case).
 COMPONENT_NAME_PATTERN = r"^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$"
@@ -78,3 +80,6 @@ class Component(ApiModel):
     pod_template: FreeFormObject | None = None
     """The pods' template (corev1.PodTemplateSpec): the container named main runs Dynamo and
     must have an image; every other container is a sidecar."""
+    experimental: Experimental | None = None
+    """Upstream's preview features (gpuMemoryService, failover, checkpoint): accepted, and
+    refused when turned on, as this operator does not implement them."""

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import ssl
+import time
 import urllib.error
 import urllib.request
 from typing import Any
 
 from e2e.localcluster.controlplane.pki import Pki
+
+_RETRIES_OF_429 = 10
 
 _JSON = "application/json"
 
@@ -87,12 +90,20 @@ class AdminClient:
         request.add_header("Accept", _JSON)
         if body is not None:
             request.add_header("Content-Type", content_type)
-        try:
-            with urllib.request.urlopen(request, timeout=self._timeout, context=self._tls) as reply:
-                data: bytes = reply.read()
-                return data
-        except urllib.error.HTTPError as error:
-            raise ApiError(error.code, error.read().decode(errors="replace")) from None
+        # As client-go does: a 429 (API Priority and Fairness, or a resource whose storage is
+        # re-initialising after its CRD changed) is retried after its Retry-After, a few times.
+        for attempt in range(_RETRIES_OF_429 + 1):
+            try:
+                with urllib.request.urlopen(
+                    request, timeout=self._timeout, context=self._tls
+                ) as reply:
+                    data: bytes = reply.read()
+                    return data
+            except urllib.error.HTTPError as error:
+                if error.code != 429 or attempt == _RETRIES_OF_429:
+                    raise ApiError(error.code, error.read().decode(errors="replace")) from None
+                time.sleep(min(float(error.headers.get("Retry-After") or 1), 5.0))
+        raise AssertionError("unreachable")
 
 
 def insecure_health_ok(url: str, *, timeout: float = 5.0) -> bool:

@@ -111,6 +111,7 @@ class Client:
         _log_write("applying", desired, difference)
         if live is not None:
             await self._delete_if_immutable_changed(desired, live)
+            await self._clear_server_defaults(desired, live)
         if owners is not None:
             desired = {**desired, "metadata": {**desired["metadata"], "ownerReferences": owners}}
         return await self.apply(desired, field_manager=field_manager)
@@ -126,6 +127,33 @@ class Client:
             _log_write("replacing", desired, changed[0])
             metadata = live["metadata"]
             await self.delete(kind, metadata.get("namespace"), metadata["name"])
+
+    async def _clear_server_defaults(
+        self, desired: Mapping[str, Any], live: Mapping[str, Any]
+    ) -> None:
+        """Clear each server-defaulted field `live` has and `desired` leaves out, with a merge
+        patch carrying `desired`'s value of its parent: the apply alone cannot remove a field no
+        manager owns, and would be refused for ever when its new siblings forbid it."""
+        kind = self.kind_of(desired)
+        for path in kind.server_defaulted:
+            *parents, name = path
+            wanted, held = _at(desired, parents), _at(live, parents)
+            if not isinstance(wanted, Mapping) or name in wanted:
+                continue
+            if not isinstance(held, Mapping) or name not in held:
+                continue
+            patch: dict[str, Any] = {**wanted, name: None}
+            for key in reversed(parents):
+                patch = {key: patch}
+            _log_write("clearing a server default of", desired, ".".join(path))
+            metadata = live["metadata"]
+            await self.rest.merge_patch(
+                kind,
+                metadata.get("namespace"),
+                metadata["name"],
+                patch,
+                field_manager=self.identity.field_manager,
+            )
 
     async def add_owner(self, live: Mapping[str, Any], owner: Mapping[str, Any]) -> dict[str, Any]:
         """Add one owner reference to `live`'s, keeping the others whatever the cache knew of
@@ -289,3 +317,11 @@ def _log_write(message: str, obj: Mapping[str, Any], difference: str) -> None:
         name=metadata.get("name"),
         field=difference,
     )
+
+
+def _at(obj: Mapping[str, Any], path: Sequence[str]) -> Any:
+    """The value at `path` in nested mappings, or None."""
+    value: Any = obj
+    for key in path:
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return value

@@ -2,7 +2,14 @@ from __future__ import annotations
 
 import copy
 
-from dynamo_operator.builders import BuildContext, MultinodeUnsupported, build_component_children
+import pytest
+
+from dynamo_operator.builders import (
+    BuildContext,
+    InvalidComponentError,
+    MultinodeUnsupported,
+    build_component_children,
+)
 from dynamo_operator.builders.children import build_workload
 
 from .factories import IMAGE, component, context, dcd_model, multinode_worker
@@ -146,3 +153,15 @@ def test_a_component_without_namespace_goes_to_the_context_default_namespace() -
     )
     children = build_component_children(placed, BuildContext(default_namespace="elsewhere"))
     assert {obj["metadata"]["namespace"] for obj in children.objects()} == {"elsewhere"}
+
+
+def test_a_command_launching_two_backends_builds_nothing() -> None:
+    # Upstream's TestDetectBackendFrameworkFromArgs "multiple backends detected" is an error.
+    script = "python3 -m dynamo.vllm & python3 -m dynamo.trtllm"
+    dcd = dcd_model(componentType="worker", extraPodSpec={"mainContainer": {"args": [script]}})
+
+    with pytest.raises(InvalidComponentError) as refused:
+        build_component_children(dcd, context())
+    assert str(refused.value) == (
+        "spec.extraPodSpec.mainContainer: launches several backends: trtllm, vllm"
+    )

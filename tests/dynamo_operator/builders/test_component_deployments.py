@@ -2,8 +2,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from dynamo_operator.api import DynamoGraphDeployment
-from dynamo_operator.builders import BuildContext, build_component_deployments
+from dynamo_operator.builders import (
+    BuildContext,
+    InvalidComponentError,
+    build_component_deployments,
+)
 from dynamo_operator.settings import OperatorSettings
 
 
@@ -147,3 +153,138 @@ def test_graph_metrics_opt_out_is_propagated_unless_the_service_says_otherwise()
     )
     assert dcds["A"]["spec"]["annotations"] == {"nvidia.com/enable-metrics": "false"}
     assert dcds["B"]["spec"]["annotations"] == {"nvidia.com/enable-metrics": "true"}
+
+
+def test_graph_discovery_backend_is_propagated_unless_the_service_says_otherwise() -> None:
+    discovery = "nvidia.com/dynamo-discovery-backend"
+    dcds = by_service(
+        build_component_deployments(
+            graph(
+                {"A": {"annotations": {"team": "a"}}, "B": {"annotations": {discovery: "etcd"}}},
+                annotations={discovery: "kubernetes", "unrelated": "x"},
+            ),
+            BuildContext(),
+        )
+    )
+    assert dcds["A"]["spec"]["annotations"] == {discovery: "kubernetes", "team": "a"}
+    assert dcds["B"]["spec"]["annotations"] == {discovery: "etcd"}
+
+
+def launching(module: str, component_type: str = "worker", **service: Any) -> dict[str, Any]:
+    container = {"image": "x", "command": ["python3", "-m", module]}
+    return {
+        "componentType": component_type,
+        "extraPodSpec": {"mainContainer": container},
+        **service,
+    }
+
+
+def test_every_component_declares_the_backend_its_workers_launch() -> None:
+    # Upstream's TestGenerateDynamoComponentsDeployments_InferBackendFrameworkForGeneratedDCDs.
+    dcds = by_service(
+        build_component_deployments(
+            graph(
+                {
+                    "Frontend": launching("dynamo.frontend", "frontend"),
+                    "Decode": launching("dynamo.vllm", "decode"),
+                    "Prefill": launching("dynamo.vllm", "prefill"),
+                    "Planner": launching("dynamo.planner", "planner"),
+                }
+            ),
+            BuildContext(),
+        )
+    )
+    assert {name: dcd["spec"]["backendFramework"] for name, dcd in dcds.items()} == {
+        "Frontend": "vllm",
+        "Decode": "vllm",
+        "Prefill": "vllm",
+        "Planner": "vllm",
+    }
+
+
+def test_only_workers_say_which_backend_a_graph_runs() -> None:
+    (dcd,) = build_component_deployments(
+        graph({"Engine": launching("dynamo.sglang", "main")}), BuildContext()
+    )
+    assert "backendFramework" not in dcd["spec"]
+
+
+def test_a_graph_whose_workers_launch_no_backend_declares_none() -> None:
+    (dcd,) = build_component_deployments(graph({"W": {"componentType": "worker"}}), BuildContext())
+    assert "backendFramework" not in dcd["spec"]
+
+
+def test_workers_launching_different_backends_are_refused() -> None:
+    with pytest.raises(InvalidComponentError) as refused:
+        build_component_deployments(
+            graph({"A": launching("dynamo.vllm"), "B": launching("dynamo.sglang", "prefill")}),
+            BuildContext(),
+        )
+    assert refused.value.path == "spec.backendFramework"
+    assert "A vllm, B sglang" in refused.value.reason
+
+
+def test_a_script_launching_two_backends_is_refused_naming_the_service() -> None:
+    script = "python -m dynamo.vllm.worker && python -m dynamo.sglang"
+    service = {"componentType": "worker", "extraPodSpec": {"mainContainer": {"args": [script]}}}
+    with pytest.raises(InvalidComponentError) as refused:
+        build_component_deployments(graph({"W": service}), BuildContext())
+    assert refused.value.path == "spec.services.W.extraPodSpec.mainContainer"
+    assert refused.value.reason == "launches several backends: sglang, vllm"
+
+
+CONFIG = '{"F":{"port":8080,"ServiceArgs":{"workers":2,"Resources":{"CPU":"2","gpu":"1"}}}}'
+
+
+def test_deployment_config_sets_resources_and_the_frontend_port() -> None:
+    # Upstream's TestGenerateDynamoComponentsDeployments, "with config from DYN_DEPLOYMENT_CONFIG".
+    dcds = by_service(
+        build_component_deployments(
+            graph(
+                {
+                    "F": {"componentType": "frontend", "resources": {"requests": {"cpu": "1"}}},
+                    "W": {"componentType": "worker", "replicas": 1},
+                },
+                envs=[{"name": "DYN_DEPLOYMENT_CONFIG", "value": CONFIG}],
+            ),
+            BuildContext(),
+        )
+    )
+    frontend = dcds["F"]["spec"]
+    assert frontend["replicas"] == 2  # the service gives none: Workers
+    assert frontend["resources"] == {
+        "requests": {"cpu": "2", "gpu": "1"},
+        "limits": {"cpu": "2", "gpu": "1"},
+    }
+    assert frontend["envs"] == [
+        {
+            "name": "DYN_DEPLOYMENT_CONFIG",
+            "value": '{"F":{"ServiceArgs":{"Resources":{"CPU":"2","gpu":"1"},"workers":2},'
+            '"port":8000}}',
+        }
+    ]
+    worker = dcds["W"]["spec"]
+    assert (worker["replicas"], "resources" in worker) == (1, False)
+    assert worker["envs"] == [{"name": "DYN_DEPLOYMENT_CONFIG", "value": CONFIG}]
+
+
+def test_the_service_replicas_win_over_the_deployment_config_workers() -> None:
+    (dcd,) = build_component_deployments(
+        graph(
+            {"F": {"replicas": 3}},
+            envs=[{"name": "DYN_DEPLOYMENT_CONFIG", "value": CONFIG}],
+        ),
+        BuildContext(),
+    )
+    assert dcd["spec"]["replicas"] == 3
+
+
+def test_a_deployment_config_that_is_not_json_is_refused_naming_where_it_is() -> None:
+    bad = [{"name": "DYN_DEPLOYMENT_CONFIG", "value": "{port: 8080}"}]
+    with pytest.raises(InvalidComponentError) as from_graph:
+        build_component_deployments(graph({"F": {}}, envs=bad), BuildContext())
+    with pytest.raises(InvalidComponentError) as from_service:
+        build_component_deployments(graph({"F": {"envs": bad}}), BuildContext())
+    assert from_graph.value.path == "spec.envs"
+    assert from_service.value.path == "spec.services.F.envs"
+    assert from_graph.value.reason.startswith("DYN_DEPLOYMENT_CONFIG is not JSON")

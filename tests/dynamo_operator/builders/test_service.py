@@ -8,20 +8,23 @@ from .factories import component, context
 
 
 @pytest.mark.parametrize(
-    ("component_type", "port"),
+    ("component_type", "ports"),
     [
-        ("frontend", ("http", 8000)),
-        ("worker", ("system", 9090)),
-        ("prefill", ("system", 9090)),
-        ("decode", ("system", 9090)),
-        ("planner", ("metrics", 9085)),
+        ("frontend", [("http", 8000)]),
+        ("worker", [("system", 9090)]),
+        ("prefill", [("system", 9090)]),
+        ("decode", [("system", 9090)]),
+        # Its Prometheus metrics and the runtime's system server (upstream's planner ports).
+        ("planner", [("metrics", 9085), ("system", 9090)]),
     ],
 )
-def test_default_port_per_component_type(component_type: str, port: tuple[str, int]) -> None:
+def test_default_ports_per_component_type(
+    component_type: str, ports: list[tuple[str, int]]
+) -> None:
     service = build_service(component(componentType=component_type), context())
     assert service is not None
     assert [(p["name"], p["port"], p["targetPort"]) for p in service["spec"]["ports"]] == [
-        (port[0], port[1], port[0])
+        (name, number, name) for name, number in ports
     ]
 
 

@@ -6,7 +6,10 @@ both in ``envFromSecret`` and ``mainContainer.envFrom``, probes at both places, 
 between ``resources`` and ``mainContainer.resources``, several compilation-cache mounts...).
 v1beta1 components draw what only v1beta1 can say (the main container anywhere in the list,
 pod-template metadata beyond labels and annotations, duplicate env names,
-``sharedMemorySize: "0"``).
+``sharedMemorySize: "0"``). Both draw upstream's experimental blocks (v1alpha1 ``gpuMemoryService``,
+``failover``, ``checkpoint``; v1beta1 ``experimental``) turned off, modes in either spelling: a
+block turned on is refused by validation (``tests/dynamo_operator/conversion/test_experimental.py``
+turns them on for its round trips).
 """
 
 from __future__ import annotations
@@ -30,6 +33,30 @@ LABELS = st.dictionaries(
     max_size=2,
 )
 SECRET = st.sampled_from(["hf-token", "ngc-token"])
+GMS_MODES = st.sampled_from(["intraPod", "interPod", "IntraPod", "InterPod", "other"])
+EXPERIMENTAL_BLOCKS = {
+    "gpuMemoryService": {"mode": GMS_MODES, "deviceClassName": st.just("gpu.nvidia.com")},
+    "failover": {"mode": GMS_MODES, "numShadows": st.just(1)},
+}
+CHECKPOINT = st.fixed_dictionaries(
+    {},
+    optional={
+        "enabled": st.just(False),
+        "mode": st.just("Auto"),
+        "checkpointRef": st.just("snapshot"),
+        "identity": st.just({"model": "Qwen/Qwen3-0.6B", "backendFramework": "vllm"}),
+        "startupPolicy": st.just("WaitForCheckpoint"),
+    },
+)
+
+
+def experimental_block(name: str, *, beta: bool = False) -> st.SearchStrategy[dict[str, Any]]:
+    """A GMS or failover block turned off: v1alpha1 without ``enabled: true``, v1beta1 (where
+    presence turns it on) with ``enabled: false``."""
+    enabled = {"enabled": st.just(False)}
+    return st.fixed_dictionaries(
+        enabled if beta else {}, optional={**({} if beta else enabled), **EXPERIMENTAL_BLOCKS[name]}
+    )
 
 
 def env_var() -> st.SearchStrategy[dict[str, Any]]:
@@ -235,6 +262,9 @@ def alpha_service() -> st.SearchStrategy[dict[str, Any]]:
             ),
             "scalingAdapter": st.fixed_dictionaries({"enabled": st.booleans()}),
             "serviceName": st.sampled_from(["Frontend", "worker", "other"]),
+            "gpuMemoryService": experimental_block("gpuMemoryService"),
+            "failover": experimental_block("failover"),
+            "checkpoint": CHECKPOINT,
         },
     )
     return st.tuples(TYPE_PAIRS, fields).map(lambda pair: {**pair[0], **pair[1]})
@@ -415,8 +445,25 @@ def beta_component(name: str) -> st.SearchStrategy[dict[str, Any]]:
                 {"pvcName": st.just("cache"), "mountPath": st.just("/cache")}
             ),
             "podTemplate": pod_template,
+            "experimental": st.fixed_dictionaries(
+                {},
+                optional={
+                    "gpuMemoryService": experimental_block("gpuMemoryService", beta=True),
+                    "failover": experimental_block("failover", beta=True),
+                    "checkpoint": CHECKPOINT,
+                },
+            ),
         },
-    )
+    ).map(_main_image_when_multinode)
+
+
+def _main_image_when_multinode(component: dict[str, Any]) -> dict[str, Any]:
+    """A multinode component runs its main container's image on every pod: admission requires one
+    (a draw without a pod template gets a main container)."""
+    if "multinode" in component and "podTemplate" not in component:
+        main = {"name": "main", "image": "busybox:1"}
+        component = {**component, "podTemplate": {"spec": {"containers": [main]}}}
+    return component
 
 
 def beta_graphs() -> st.SearchStrategy[dict[str, Any]]:

@@ -43,17 +43,17 @@ UPSTREAM_NEWER_FIELD = {
     "apiVersion": "nvidia.com/v1alpha1",
     "kind": "DynamoGraphDeployment",
     "metadata": {"name": "g"},
-    "spec": {"services": {"Worker": {"replicas": 1, "gpuMemoryService": {"enabled": True}}}},
+    "spec": {"services": {"Worker": {"replicas": 1, "frontendSidecar": {"image": "frontend"}}}},
 }
 
 
 def test_a_manifest_with_a_field_the_api_does_not_define_is_invalid() -> None:
-    """As ``kubectl apply`` answers: unknown field "spec.services.Worker.gpuMemoryService"."""
+    """As ``kubectl apply`` answers: unknown field "spec.services.Worker.frontendSidecar"."""
     result = validate_manifest(UPSTREAM_NEWER_FIELD)
 
     assert not result.allowed
     assert [str(issue) for issue in result.errors] == [
-        "spec.services.Worker.gpuMemoryService: unknown field; the API server rejects it "
+        "spec.services.Worker.frontendSidecar: unknown field; the API server rejects it "
         "(or drops it when field validation is off)"
     ]
 
@@ -67,7 +67,7 @@ def test_admission_and_reconcilers_only_warn_about_a_field_this_version_does_not
     ):
         assert result.allowed
         assert [str(issue) for issue in result.warnings] == [
-            "spec.services.Worker.gpuMemoryService: field unknown to this operator version; "
+            "spec.services.Worker.frontendSidecar: field unknown to this operator version; "
             "it is ignored"
         ]
 

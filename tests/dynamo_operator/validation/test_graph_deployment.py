@@ -6,6 +6,9 @@ from dynamo_operator.render import render_objects
 from dynamo_operator.settings import OperatorSettings
 from dynamo_operator.validation import IssueReason, validate_create, validate_update
 
+IMAGE: dict[str, Any] = {"extraPodSpec": {"mainContainer": {"image": "vllm"}}}
+"""What a multinode service needs at least: the image its leader and worker pods run."""
+
 
 def graph(services: dict[str, Any], name: str = "g", **spec: Any) -> dict[str, Any]:
     return {
@@ -42,9 +45,9 @@ def test_setting_a_backend_that_was_unset_is_also_a_change() -> None:
 @pytest.mark.parametrize(
     ("before", "after"),
     [
-        ({}, {"multinode": {"nodeCount": 2}}),
-        ({"multinode": {}}, {}),
-        ({"multinode": {}}, {"replicas": 3}),
+        ({}, {"multinode": {"nodeCount": 2}, **IMAGE}),
+        ({"multinode": {}, **IMAGE}, {}),
+        ({"multinode": {}, **IMAGE}, {"replicas": 3}),
     ],
 )
 def test_switching_a_service_between_single_node_and_multinode_is_rejected(
@@ -54,15 +57,15 @@ def test_switching_a_service_between_single_node_and_multinode_is_rejected(
 
 
 def test_changing_the_node_count_of_a_multinode_service_is_allowed() -> None:
-    old = graph({"W": {"multinode": {"nodeCount": 2}}})
-    new = graph({"W": {"multinode": {"nodeCount": 4}, "replicas": 2}})
+    old = graph({"W": {"multinode": {"nodeCount": 2}, **IMAGE}})
+    new = graph({"W": {"multinode": {"nodeCount": 4}, "replicas": 2, **IMAGE}})
 
     assert validate_update(new, old).allowed
 
 
 def test_adding_and_removing_services_is_allowed() -> None:
-    old = graph({"A": {}, "B": {"multinode": {}}})
-    new = graph({"A": {}, "C": {"multinode": {}}})
+    old = graph({"A": {}, "B": {"multinode": {}, **IMAGE}})
+    new = graph({"A": {}, "C": {"multinode": {}, **IMAGE}})
 
     assert validate_update(new, old).allowed
 
@@ -70,7 +73,7 @@ def test_adding_and_removing_services_is_allowed() -> None:
 def test_an_old_object_that_no_longer_parses_does_not_block_an_update() -> None:
     old = graph({"W": {"replicas": "legacy", "multinode": {"nodeCount": "x"}}})
 
-    assert validate_update(graph({"W": {"multinode": {}}}), old).allowed
+    assert validate_update(graph({"W": {"multinode": {}, **IMAGE}}), old).allowed
 
 
 def test_two_services_that_lowercase_to_the_same_name_collide() -> None:
@@ -79,8 +82,10 @@ def test_two_services_that_lowercase_to_the_same_name_collide() -> None:
 
 def test_multinode_pod_names_must_fit_in_a_dns_label() -> None:
     name = "g" * 50
-    fits = graph({"decode": {"multinode": {"nodeCount": 2}}}, name=name)
-    too_long = graph({"decode": {"multinode": {"nodeCount": 16}, "replicas": 100}}, name=name)
+    fits = graph({"decode": {"multinode": {"nodeCount": 2}, **IMAGE}}, name=name)
+    too_long = graph(
+        {"decode": {"multinode": {"nodeCount": 16}, "replicas": 100, **IMAGE}}, name=name
+    )
 
     assert validate_create(fits).allowed
     [error] = validate_create(too_long).errors
@@ -200,3 +205,126 @@ def test_a_backend_set_on_a_service_is_refused() -> None:
         obj = graph({"W": {"backendFramework": value}})
 
         assert error_paths(obj) == ["spec.services.W.backendFramework"]
+
+
+def launching(module: str, component_type: str = "worker") -> dict[str, Any]:
+    main = {"image": "x", "command": ["python3", "-m", module]}
+    return {"componentType": component_type, "extraPodSpec": {"mainContainer": main}}
+
+
+def test_a_script_launching_two_backends_is_refused() -> None:
+    # Upstream's TestDetectBackendFrameworkFromArgs "multiple backends detected": the two
+    # launches are joined by && (one pattern per backend, none crossing |, & or ;).
+    script = "python -m dynamo.vllm.worker && python -m dynamo.sglang"
+    worker = {"componentType": "worker", "extraPodSpec": {"mainContainer": {"args": [script]}}}
+
+    [error] = validate_create(graph({"W": worker})).errors
+    assert str(error) == (
+        "spec.services.W.extraPodSpec.mainContainer: launches several backends: sglang, vllm"
+    )
+
+
+def test_workers_launching_different_backends_need_one_backend() -> None:
+    obj = graph({"A": launching("dynamo.vllm"), "B": launching("dynamo.sglang", "decode")})
+
+    [error] = validate_create(obj).errors
+    assert error.path == "spec.backendFramework"
+    assert "workers launch different backends (A vllm, B sglang)" in error.message
+
+
+def test_any_component_must_agree_with_the_backend_the_workers_launch() -> None:
+    """Every generated component declares the workers' backend: one launching another would be
+    refused as a component; the graph is, naming it."""
+    obj = graph({"W": launching("dynamo.vllm"), "Odd": launching("dynamo.sglang", "main")})
+
+    [error] = validate_create(obj).errors
+    assert str(error) == (
+        "spec.services.Odd.extraPodSpec.mainContainer: launches dynamo.sglang but the graph's "
+        "workers launch vllm, the backend all its components declare"
+    )
+
+
+def test_a_frontend_compilation_cache_takes_vllm_default_when_the_workers_run_vllm() -> None:
+    frontend = {
+        "componentType": "frontend",
+        "volumeMounts": [{"name": "cache", "useAsCompilationCache": True}],
+    }
+    obj = graph({"F": frontend, "W": launching("dynamo.vllm")}, pvcs=[{"name": "cache"}])
+
+    assert validate_create(obj).allowed
+
+
+def test_a_multinode_service_needs_an_image_unless_an_artifact_builds_it() -> None:
+    # Upstream refuses to render the LeaderWorkerSet ("image is not set for component").
+    worker = {"componentType": "worker", "multinode": {"nodeCount": 2}}
+
+    [error] = validate_create(graph({"W": worker})).errors
+    assert (error.path, error.reason) == (
+        "spec.services.W.extraPodSpec.mainContainer.image",
+        IssueReason.MISSING_REQUIRED_FIELD,
+    )
+    assert validate_create(graph({"W": worker}, dynamoComponent="llm:v1")).allowed
+    assert validate_create(graph({"W": {**worker, "multinode": None}})).allowed
+
+
+def test_a_declared_dynamo_namespace_is_honoured_with_a_deprecation_warning() -> None:
+    result = validate_create(graph({"A": {"dynamoNamespace": "shared"}, "B": {}}))
+
+    assert result.allowed
+    [warning] = result.warnings
+    assert warning.path == "spec.services.A.dynamoNamespace"
+    assert warning.message.startswith(
+        "deprecated: the components run in Dynamo namespace 'shared' as written, but upstream's "
+        "operator ignores this field and uses <namespace>-<graph> ('llm-g'); graphs of one "
+        "namespace that share a Dynamo namespace share discovery"
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "paths"),
+    [
+        ("etcd", []),
+        ("kubernetes", []),
+        ("", []),
+        ("consul", ["metadata.annotations.nvidia.com/dynamo-discovery-backend"]),
+    ],
+)
+def test_the_graph_discovery_backend_is_kubernetes_or_etcd(value: str, paths: list[str]) -> None:
+    obj = graph({"W": {}})
+    obj["metadata"]["annotations"] = {"nvidia.com/dynamo-discovery-backend": value}
+
+    assert error_paths(obj) == paths
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("{not json", "DYN_DEPLOYMENT_CONFIG is not JSON"),
+        ('["F"]', "DYN_DEPLOYMENT_CONFIG must be a JSON object keyed by service name"),
+        (
+            '{"F": {"ServiceArgs": {"Workers": "2"}}}',
+            "DYN_DEPLOYMENT_CONFIG F.ServiceArgs.Workers must be a whole number >= 0",
+        ),
+        (
+            '{"F": {"ServiceArgs": {"Resources": {"GPU": "two"}}}}',
+            "DYN_DEPLOYMENT_CONFIG F.ServiceArgs.Resources.GPU: 'two' is not a quantity",
+        ),
+    ],
+)
+def test_a_deployment_config_the_operator_cannot_read_is_refused(value: str, message: str) -> None:
+    envs = [{"name": "OTHER", "value": "1"}, {"name": "DYN_DEPLOYMENT_CONFIG", "value": value}]
+
+    for obj, path in (
+        (graph({"F": {}}, envs=envs), "spec.envs[1].value"),
+        (graph({"F": {"envs": envs}}), "spec.services.F.envs[1].value"),
+    ):
+        [error] = validate_create(obj).errors
+        assert error.path == path
+        assert error.message.startswith(message)
+
+
+def test_a_deployment_config_from_elsewhere_is_not_read() -> None:
+    source = {"configMapKeyRef": {"name": "config", "key": "dyn"}}
+    envs = [{"name": "DYN_DEPLOYMENT_CONFIG", "valueFrom": source}]
+
+    assert validate_create(graph({"F": {}}, envs=envs)).allowed

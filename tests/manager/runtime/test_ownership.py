@@ -62,6 +62,7 @@ class FakeClient:
 
     apply_if_changed = Client.apply_if_changed  # the real compare, over this fake's apply
     _delete_if_immutable_changed = Client._delete_if_immutable_changed
+    _clear_server_defaults = Client._clear_server_defaults
 
     async def apply(self, obj: dict[str, Any], field_manager: str | None = None) -> dict[str, Any]:
         self.applied.append(obj)

@@ -28,6 +28,7 @@ from dynamo_operator.builders import (
     build_discovery_service_account,
     discovery_owner,
     discovery_role_name,
+    uses_kubernetes_discovery,
 )
 from dynamo_operator.constants import Labels
 from dynamo_operator.image_build import awaited_dynamo_component, on_built_image
@@ -191,13 +192,14 @@ class ComponentDeploymentReconciler:
     async def _ensure_discovery_access(
         self, dcd: Mapping[str, Any], settings: OperatorSettings
     ) -> list[str]:
-        """With Kubernetes discovery, the account the component's pods run as, before the pods:
-        its graph's (or its own, standalone), owned by the graph; its RoleBinding (and its Role,
+        """With Kubernetes discovery (the operator's, or the component's own annotation), the
+        account the component's pods run as, before the pods: its graph's (or its own,
+        standalone), owned by the graph; its RoleBinding (and its Role,
         without a discovery ClusterRole) owned by it (applied with exactly that owner: a
         recreated graph's new account replaces the old one's reference). The components of a
         graph apply each in turns (`SharedObjects`): the first creates it, the others find it,
         even while the cache lags. What was created, as `Kind/name`."""
-        if settings.discovery_backend != "kubernetes":
+        if not uses_kubernetes_discovery(dcd, settings):
             return []
         namespace, owner = dcd["metadata"]["namespace"], discovery_owner(dcd)
         account, created = await self._shared.apply(
