@@ -3,7 +3,7 @@
 
 Usage: hack/check-module-sizes.py [--warn-over LINES] [--fail-over LINES]
 
-DESIGN.md aims for modules of about 300 lines and a split well before 500. Every module of
+ARCHITECTURE.md aims for modules of about 300 lines and a split well before 500. Every module of
 ``dynamo_operator``, ``manager`` and ``webhooks`` longer than ``--warn-over`` (400) lines is
 listed as a warning; the exit status is 1 only when one is longer than ``--fail-over`` (off by
 default), so CI shows the warning without failing on it. A summary per package (modules, median

@@ -23,6 +23,9 @@ from e2e.localcluster.controlplane.cluster import LocalCluster
 from e2e.localcluster.realnode.real_node import RealNode
 
 _MIB = 1024 * 1024
+_STARTED_A_REAL_NODE = "real-node-started"
+"""In the cluster's directory when `up --real-node` started the machine's real node: only then
+does `down` stop it (the node's state is machine-wide; another session may be running one)."""
 
 
 def _pointer_file() -> Path:
@@ -59,6 +62,7 @@ def up(with_lws: bool, real_node: bool = False) -> int:
     try:
         cluster.start()
         if node_binaries is not None:
+            (workdir / _STARTED_A_REAL_NODE).touch()
             _start_real_node(cluster, node_binaries)
     except BaseException:
         cluster.stop()
@@ -113,7 +117,8 @@ def _attach(pointer: Path) -> LocalCluster | None:
 
 
 def _stop_and_remove(cluster: LocalCluster, pointer: Path) -> None:
-    node = RealNode.attach(cluster, NodeBinaries(Path()))
+    started_one = (cluster.workdir / _STARTED_A_REAL_NODE).exists()
+    node = RealNode.attach(cluster, NodeBinaries(Path())) if started_one else None
     if node is not None:
         node.stop()
         if node.remaining:

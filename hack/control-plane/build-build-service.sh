@@ -19,23 +19,15 @@
 # Debian's busybox-static. A .complete marker makes a warm run a no-op. Prints the
 # directory as its last line. Not run by build.sh: only the DynamoComponent tests need it.
 set -euo pipefail
+shopt -s inherit_errexit
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/versions.env"
 source "$HERE/go-env.sh"
 
+# shellcheck source=hack/lib/common.sh
+source "$HERE/../lib/common.sh"
 # runc and busybox go into the images; htpasswd makes the registry's bcrypt password file (tests).
-declare -A NEEDED=([/usr/sbin/runc]=runc [/bin/busybox]=busybox-static [/usr/bin/htpasswd]=apache2-utils)
-missing=()
-for file in "${!NEEDED[@]}"; do [ -e "$file" ] || missing+=("${NEEDED[$file]}"); done
-if [ ${#missing[@]} -gt 0 ]; then
-  packages=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
-  echo "build-build-service: apt-get install $packages" >&2
-  [ "$(id -u)" = 0 ] || { echo "error: installing $packages needs root" >&2; exit 1; }
-  export DEBIAN_FRONTEND=noninteractive
-  # shellcheck disable=SC2086
-  apt-get install -y -q --no-install-recommends $packages >&2 \
-    || { apt-get update -q >&2 && apt-get install -y -q --no-install-recommends $packages >&2; }
-fi
+ensure_packages /usr/sbin/runc=runc /bin/busybox=busybox-static /usr/bin/htpasswd=apache2-utils
 
 hash=$(cat "$0" "$HERE/node/image_tar.py" "$HERE"/buildkit/go.* "$HERE"/kaniko/go.* \
   | sha256sum | cut -c1-12)
@@ -99,5 +91,6 @@ python3 "$HERE/node/image_tar.py" --tag "localhost/kaniko:$KANIKO_VERSION" \
   --env PATH=/usr/local/bin:/kaniko --env HOME=/root --env USER=root \
   --env DOCKER_CONFIG=/kaniko/.docker/ --dir /kaniko:0777 --dir /kaniko/.docker:0755 \
   --dir /workspace:0755 --dir /tmp:1777 --dir /root:0700 "$DIR/bin/executor:/kaniko/executor" >&2
-echo "build-build-service: done: $(ls "$DIR/images" | tr '\n' ' ')" >&2
+images=$(cd "$DIR/images" && echo *)
+echo "build-build-service: done: $images" >&2
 echo "$DIR"

@@ -7,6 +7,7 @@
 # the SelfSigned and CA issuers are compiled (cold build 2-5 min on 2 cores; see hack/README.md).
 # A .complete marker makes a warm run a no-op. Prints the directory as its last line.
 set -euo pipefail
+shopt -s inherit_errexit
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/versions.env"
 source "$HERE/go-env.sh"

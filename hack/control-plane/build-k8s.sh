@@ -5,6 +5,7 @@
 # A bin/.complete marker (written last, after every binary answered --version) makes a warm run a no-op
 # and an interrupted build start again. Prints the bin directory as its last line.
 set -euo pipefail
+shopt -s inherit_errexit
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/versions.env"
 source "$HERE/go-env.sh"
@@ -38,5 +39,9 @@ for binary in kube-apiserver kube-controller-manager kube-scheduler etcd; do
 done
 "$BIN/kubectl" version --client >/dev/null || { echo "error: build produced no working kubectl" >&2; exit 1; }
 touch "$BIN/.complete"
-echo "build-k8s: done: $("$BIN/kube-apiserver" --version), $("$BIN/etcd" --version | head -1)" >&2
+apiserver_version=$("$BIN/kube-apiserver" --version)
+# Not `| head -n 1`: under pipefail, etcd killed by SIGPIPE when head exits would fail the build.
+etcd_version=$("$BIN/etcd" --version)
+etcd_version=${etcd_version%%$'\n'*}
+echo "build-k8s: done: $apiserver_version, $etcd_version" >&2
 echo "$BIN"

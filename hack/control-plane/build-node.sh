@@ -10,35 +10,22 @@
 # by node/image_tar.py (no Docker, no registry). A .complete marker makes a warm run a no-op.
 # Prints the directory as its last line. Not run by build.sh: only the real-node mode needs it.
 set -euo pipefail
+shopt -s inherit_errexit
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/versions.env"
 source "$HERE/go-env.sh"
 NODE_SRC="$HERE/node"
 
-# -- Debian packages: file -> package; apt-get only for what is missing --------------------------
-declare -A NEEDED=(
-  [/usr/bin/containerd]=containerd [/usr/bin/ctr]=containerd [/usr/bin/containerd-shim-runc-v2]=containerd
-  [/usr/sbin/runc]=runc
-  [/usr/lib/cni/bridge]=containernetworking-plugins [/usr/lib/cni/host-local]=containernetworking-plugins
-  [/usr/lib/cni/portmap]=containernetworking-plugins [/usr/lib/cni/loopback]=containernetworking-plugins
-  [/usr/sbin/iptables]=iptables [/usr/sbin/ip6tables]=iptables [/usr/sbin/iptables-save]=iptables
-  [/usr/bin/gcc]=gcc [/usr/include/stdio.h]=libc6-dev
-)
-missing=()
-for file in "${!NEEDED[@]}"; do
-  # By path, not `command -v`: iproute2's /usr/sbin/bridge is not the CNI plugin.
-  if [ ! -e "$file" ]; then missing+=("${NEEDED[$file]}"); fi
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  packages=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
-  echo "build-node: apt-get install $packages" >&2
-  [ "$(id -u)" = 0 ] || { echo "error: installing $packages needs root" >&2; exit 1; }
-  export DEBIAN_FRONTEND=noninteractive
-  # A package dpkg lists as installed but whose files are gone needs --reinstall.
-  # shellcheck disable=SC2086
-  apt-get install -y -q --no-install-recommends --reinstall $packages >&2 \
-    || { apt-get update -q >&2 && apt-get install -y -q --no-install-recommends --reinstall $packages >&2; }
-fi
+# shellcheck source=hack/lib/common.sh
+source "$HERE/../lib/common.sh"
+# The Debian packages the node runs, by file (not `command -v`: iproute2's /usr/sbin/bridge is not
+# the CNI plugin); apt-get only for what is missing.
+ensure_packages /usr/bin/containerd=containerd /usr/bin/ctr=containerd \
+  /usr/bin/containerd-shim-runc-v2=containerd /usr/sbin/runc=runc \
+  /usr/lib/cni/bridge=containernetworking-plugins /usr/lib/cni/host-local=containernetworking-plugins \
+  /usr/lib/cni/portmap=containernetworking-plugins /usr/lib/cni/loopback=containernetworking-plugins \
+  /usr/sbin/iptables=iptables /usr/sbin/ip6tables=iptables /usr/sbin/iptables-save=iptables \
+  /usr/bin/gcc=gcc /usr/include/stdio.h=libc6-dev
 
 hash=$(cd "$HERE" && cat go.mod go.sum node/pause.c node/image_tar.py node/probe/go.mod node/probe/*.go \
   | sha256sum | cut -c1-12)
@@ -75,5 +62,7 @@ python3 "$NODE_SRC/image_tar.py" --tag localhost/pause:local --entrypoint /pause
 python3 "$NODE_SRC/image_tar.py" --tag localhost/realnode-probe:local --entrypoint /probe \
   --out "$DIR/images/probe.tar" "$work/probe:/probe" >&2
 touch "$DIR/.complete"
-echo "build-node: done: $("$DIR/bin/kubelet" --version), images $(ls "$DIR/images" | tr '\n' ' ')" >&2
+kubelet_version=$("$DIR/bin/kubelet" --version)
+images=$(cd "$DIR/images" && echo *)
+echo "build-node: done: $kubelet_version, images $images" >&2
 echo "$DIR"

@@ -6,6 +6,7 @@
 # and links the module's source beside it (<dir>/src): kwok's Stage YAMLs and the LWS CRD ship there.
 # A .complete marker per tool makes warm runs no-ops.
 set -euo pipefail
+shopt -s inherit_errexit
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/versions.env"
 source "$HERE/go-env.sh"

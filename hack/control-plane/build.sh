@@ -2,6 +2,7 @@
 # Builds (or finds in the cache) every binary the local control plane needs and prints where they are
 # as KEY=path lines on stdout; progress goes to stderr. One builder at a time per cache (flock).
 set -euo pipefail
+shopt -s inherit_errexit
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/versions.env"
 source "$HERE/go-env.sh"

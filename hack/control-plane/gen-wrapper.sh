@@ -6,13 +6,15 @@
 # ./staging/... with replace directives, so `go install k8s.io/kubernetes/cmd/...@v` refuses it.
 # A module that requires k8s.io/kubernetes and pins every staging module to v0.X.Y itself works.
 set -euo pipefail
+shopt -s inherit_errexit
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=versions.env
 source "$HERE/versions.env"
 source "$HERE/go-env.sh"
 STAGING="v0.${K8S_VERSION#v1.}"   # v1.36.3 -> v0.36.3
 
-KMOD=$(cd "$(mktemp -d)" && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" \
+scratch=$(mktemp -d)
+KMOD=$(cd "$scratch" && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)["GoMod"])')
 STAGING_MODULES=$(sed -n 's#^[[:space:]]*\(k8s\.io/[A-Za-z0-9._-]*\)[[:space:]]*=>[[:space:]]*\./staging/.*#\1#p' "$KMOD" | sort -u)
 GO_LINE=$(awk '$1=="go"{print $2; exit}' "$KMOD")
@@ -39,4 +41,5 @@ GODEBUG_LINE=$(grep -m1 '^godebug ' "$KMOD" || true)
 } > "$HERE/go.mod"
 rm -f "$HERE/go.sum"
 (cd "$HERE" && go mod tidy)
-echo "wrote $HERE/go.mod ($(echo "$STAGING_MODULES" | wc -w) staging replaces) and go.sum"
+replaces=$(echo "$STAGING_MODULES" | wc -w)
+echo "wrote $HERE/go.mod ($replaces staging replaces) and go.sum"

@@ -4,6 +4,7 @@
 # into the shared module cache. The install e2e creates it so the chart's ServiceMonitor is
 # rendered and accepted as on a cluster running prometheus-operator.
 set -euo pipefail
+shopt -s inherit_errexit
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/versions.env"
 source "$HERE/go-env.sh"

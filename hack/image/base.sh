@@ -10,6 +10,7 @@
 # Debian's python3 is /usr/bin/python3 where the official image has /usr/local/bin/python3; the
 # Dockerfile only says `python3`, so both work.
 set -euo pipefail
+shopt -s inherit_errexit
 
 SUITE=bookworm
 PACKAGES=python3,python3-venv,ca-certificates,netbase
@@ -35,9 +36,10 @@ debian_mirror() {
   echo "${uri:-http://deb.debian.org/debian}"
 }
 
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=hack/image/lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-ensure_command debootstrap debootstrap
+. "$HERE/lib.sh"
+ensure_packages debootstrap=debootstrap
 
 work=$(mktemp -d "$CACHE/base-build.XXXXXX")
 cleanup() {
@@ -62,11 +64,12 @@ if ! debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$work/rootfs"
 fi
 
 root=$work/rootfs
-rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/cache/apt/*.bin \
-  "$root"/var/lib/apt/lists/* "$root"/var/cache/debconf/*-old "$root"/var/log/* \
-  "$root"/dev/* "$root"/tmp/* "$root"/run/* "$root"/root/.cache
+rm -rf "${root:?}"/var/cache/apt/archives/*.deb "${root:?}"/var/cache/apt/*.bin \
+  "${root:?}"/var/lib/apt/lists/* "${root:?}"/var/cache/debconf/*-old "${root:?}"/var/log/* \
+  "${root:?}"/dev/* "${root:?}"/tmp/* "${root:?}"/run/* "${root:?}"/root/.cache
 tar --numeric-owner --xattrs -C "$root" -cf "$work/base.tar" .
 mv "$work/base.tar" "$out"
 find "$CACHE" -maxdepth 1 -name 'base-*.tar' ! -path "$out" -delete
-echo "base.sh: base rootfs $(du -m "$out" | cut -f1) MiB after $((SECONDS - started))s" >&2
+size=$(du -m "$out" | cut -f1)
+echo "base.sh: base rootfs $size MiB after $((SECONDS - started))s" >&2
 echo "$out"

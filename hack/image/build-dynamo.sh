@@ -17,6 +17,7 @@
 # a time. Dependencies are pinned in the Dockerfile, so a cached archive stays valid.
 # Needs root (debootstrap, chroot); installs buildah and debootstrap from Debian when missing.
 set -euo pipefail
+shopt -s inherit_errexit
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CONTEXT=$HERE/dynamo-cpu
 IMAGE=localhost/dynamo-cpu:dev

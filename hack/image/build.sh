@@ -16,6 +16,7 @@
 # time: a second caller waits on a lock and then reuses the first one's archive.
 # Needs root (debootstrap, chroot); installs buildah and debootstrap from Debian when missing.
 set -euo pipefail
+shopt -s inherit_errexit
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE=$ROOT/hack/image
 IMAGE=localhost/dynamo-operator:dev

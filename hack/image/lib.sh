@@ -5,18 +5,12 @@
 # one buildah store, one lock and one base; the steps they share are the functions below. They
 # read the caller's HERE (this directory), CACHE ($DYNAMO_CACHE/image) and STORE (buildah's
 # store) and log through the caller's `log`.
+set -euo pipefail # as in the scripts that source this file (said again for the functions' readers)
+shopt -s inherit_errexit
 
-# ensure_command COMMAND PACKAGE: install PACKAGE from Debian when COMMAND is missing (as root),
-# refreshing apt's lists once if they are too old or empty to find it.
-ensure_command() {
-  command -v "$1" >/dev/null && return 0
-  printf 'image: installing %s from Debian\n' "$2" >&2
-  local install=(apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 "$2")
-  if ! DEBIAN_FRONTEND=noninteractive "${install[@]}" >&2; then
-    apt-get update -q -o DPkg::Lock::Timeout=600 >&2
-    DEBIAN_FRONTEND=noninteractive "${install[@]}" >&2
-  fi
-}
+# ensure_packages (Debian packages installed when missing) and stop_on_failure.
+# shellcheck source=hack/lib/common.sh
+. "$HERE/../lib/common.sh"
 
 # image_lock: one build at a time over the shared store (fd 9 stays open, so the lock is held
 # until the caller exits); a second caller waits, then finds the first one's archive.
@@ -36,9 +30,9 @@ image_base() {
 }
 
 # use_buildah_store: buildah installed, and `buildah` from here on means buildah on our store.
-# (Defined only after ensure_command: `command -v` would take the function for the program.)
+# (Defined only after ensure_packages: `command -v` would take the function for the program.)
 use_buildah_store() {
-  ensure_command buildah buildah
+  ensure_packages buildah=buildah
   # shellcheck disable=SC2317 # called by the scripts that source this file
   buildah() {
     command buildah --root "$STORE/root" --runroot "$STORE/run" --storage-driver overlay "$@"
@@ -51,7 +45,7 @@ image_commit_base() {
   base_image=localhost/dynamo-operator-base:$base_key
   buildah inspect --type image "$base_image" >/dev/null 2>&1 && return 0
   log "committing $base_tar as $base_image"
-  local container mount stale
+  local container mount images stale
   container=$(buildah from --pull=never scratch)
   mount=$(buildah mount "$container")
   tar --numeric-owner --xattrs -C "$mount" -xpf "$base_tar"
@@ -61,8 +55,8 @@ image_commit_base() {
     --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     --env LANG=C.UTF-8 --cmd '["python3"]' "$container"
   buildah commit --quiet --rm "$container" "$base_image" >/dev/null
-  for stale in $(buildah images --noheading --format '{{.Name}}:{{.Tag}}' \
-    | grep '^localhost/dynamo-operator-base:'); do
+  images=$(buildah images --noheading --format '{{.Name}}:{{.Tag}}')
+  for stale in $(grep '^localhost/dynamo-operator-base:' <<<"$images" || true); do
     [ "$stale" = "$base_image" ] || buildah rmi "$stale" >/dev/null
   done
 }
@@ -93,7 +87,9 @@ image_export() {
   buildah push --quiet "$image" "docker-archive:$tmp:$image" >&2
   mv "$tmp" "$out"
   # shellcheck disable=SC2012 # our own names (<prefix>-<hex key>.tar): ls -t orders by age
-  ls -t "$CACHE/$prefix"-*.tar | tail -n +3 | xargs -r rm -f
+  local archives
+  archives=$(ls -t "$CACHE/$prefix"-*.tar)
+  tail -n +3 <<<"$archives" | xargs -r rm -f
   buildah rmi --prune >/dev/null 2>&1 || true
 }
 
@@ -102,11 +98,13 @@ image_export() {
 # its COPYs read from CONTEXT, the base key, SCRIPT and this file; with that archive present a run
 # only computes the key.
 build_image() {
-  local script=$1 context=$2 dockerfile=$3 image=$4 prefix=$5 key out started
+  local script=$1 context=$2 dockerfile=$3 image=$4 prefix=$5 key out started script_sum lib_sum size
   image_lock
   image_base
+  script_sum=$(sha256sum <"$script")
+  lib_sum=$(sha256sum <"$HERE/lib.sh")
   key=$(python3 "$HERE/context_key.py" "$context" "$dockerfile" "base=$base_key" \
-    "$(basename "$script")=$(sha256sum <"$script")" "lib.sh=$(sha256sum <"$HERE/lib.sh")")
+    "${script##*/}=$script_sum" "lib.sh=$lib_sum")
   out=$CACHE/$prefix-$key.tar
   if [ -s "$out" ]; then
     log "reusing $out"
@@ -119,6 +117,7 @@ build_image() {
   log "buildah bud $dockerfile with BASE_IMAGE=$base_image"
   image_bud "$dockerfile" "$context" "$image"
   image_export "$image" "$out"
-  log "built $image in $((SECONDS - started))s: $out ($(du -m "$out" | cut -f1) MiB)"
+  size=$(du -m "$out" | cut -f1)
+  log "built $image in $((SECONDS - started))s: $out ($size MiB)"
   echo "$out"
 }

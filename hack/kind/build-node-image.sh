@@ -11,22 +11,30 @@
 #   3. kind's base image (base/Dockerfile) over a second root with systemd and Debian's containerd;
 #   4. `kind build node-image --type file` over a tarball laid out like a Kubernetes release.
 set -euo pipefail
+shopt -s inherit_errexit
 HERE=$(cd "$(dirname "$0")" && pwd)
 CP=$HERE/../control-plane
+# shellcheck source=hack/control-plane/versions.env
 source "$CP/versions.env"
+# shellcheck source=hack/control-plane/go-env.sh
 source "$CP/go-env.sh"
+# shellcheck source=hack/lib/common.sh
+source "$HERE/../lib/common.sh"
+stop_on_failure kind/build-node-image.sh
 : "${DOCKER_HOST:?start hack/kind/docker.sh and export DOCKER_HOST first}"
 log() { echo "kind/build-node-image: $*" >&2; }
 heavy() { nice -n 19 ionice -c3 "$@"; }
 export DOCKER_BUILDKIT=0   # dockerd 20.10's classic builder: no buildx plugin here
 
-key=$(cat "$CP/versions.env" "$HERE/build-node-image.sh" "$HERE/build-tools.sh" "$HERE"/base/* \
-  <(echo "$GO_VERSION") | sha256sum | cut -c1-12)
+key=$({ cat "$CP/versions.env" "$HERE/build-node-image.sh" "$HERE/build-tools.sh" "$HERE"/base/*
+  echo "$GO_VERSION"; } | sha256sum | cut -c1-12)
 NODE_IMAGE=localhost/dynamo-kind-node:$key
 if docker image inspect "$NODE_IMAGE" >/dev/null 2>&1; then echo "$NODE_IMAGE"; exit 0; fi
 exec 8>"$DYNAMO_CACHE/.kind-node-image.lock"; flock 8
 if docker image inspect "$NODE_IMAGE" >/dev/null 2>&1; then echo "$NODE_IMAGE"; exit 0; fi
 started=$SECONDS
+# The Debian roots below are debootstrap'd; jq rewrites the image archive's manifest.
+ensure_packages debootstrap=debootstrap jq=jq
 
 K8S_BIN=$("$CP/build-k8s.sh" | tail -n 1)
 NODE_DIR=$("$CP/build-node.sh" | tail -n 1)
@@ -45,10 +53,11 @@ rootfs() {  # name packages -> prints the tar
     heavy debootstrap --variant=minbase --include="$packages" bookworm "$work/$name" \
       "${mirror:-http://deb.debian.org/debian}" >"$work/$name.log" 2>&1 \
       || { tail -n 20 "$work/$name.log" >&2; exit 1; }
-    rm -rf "$work/$name"/var/cache/apt/archives/*.deb "$work/$name"/var/lib/apt/lists/* \
+    rm -rf "${work:?}/$name"/var/cache/apt/archives/*.deb "$work/$name"/var/lib/apt/lists/* \
       "$work/$name"/var/log/* "$work/$name"/usr/share/doc/* "$work/$name"/usr/share/man/*
-    tar --numeric-owner -C "$work/$name" -cf "$out.tmp" . && mv "$out.tmp" "$out"
-    rm -rf --one-file-system "$work/$name"
+    tar --numeric-owner -C "$work/$name" -cf "$out.tmp" .
+    mv "$out.tmp" "$out"
+    rm -rf --one-file-system "${work:?}/$name"
   fi
   echo "$out"
 }
@@ -62,14 +71,17 @@ program_image() {  # tag base binary entrypoint-json
   local ctx=$work/ctx-${RANDOM}
   mkdir -p "$ctx"; cp "$3" "$ctx/"
   printf 'FROM %s\nCOPY %s /usr/local/bin/\nENV PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\nENTRYPOINT %s\n' \
-    "$2" "$(basename "$3")" "$4" >"$ctx/Dockerfile"
+    "$2" "${3##*/}" "$4" >"$ctx/Dockerfile"
   docker build -q -t "$1" "$ctx" >/dev/null
 }
 
 log "Debian roots (cached), then the Go tools"
-TOOLS_ROOT=$(imported "$(rootfs tools iptables,nftables,conntrack,iproute2)" localhost/kind-tools-root:$key)
-BASE_ROOT=$(imported "$(rootfs base systemd,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,e2fsprogs,bash,ca-certificates,curl,jq,procps,containerd,runc,containernetworking-plugins)" \
-  localhost/kind-base-root:$key)
+# Each step assigned on its own: `imported "$(rootfs ...)"` would import nothing and go on when
+# the debootstrap failed, the first error showing three steps later.
+tools_tar=$(rootfs tools iptables,nftables,conntrack,iproute2)
+TOOLS_ROOT=$(imported "$tools_tar" "localhost/kind-tools-root:$key")
+base_tar=$(rootfs base systemd,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,e2fsprogs,bash,ca-certificates,curl,jq,procps,containerd,runc,containernetworking-plugins)
+BASE_ROOT=$(imported "$base_tar" "localhost/kind-base-root:$key")
 TOOLS=$("$HERE/build-tools.sh" | tail -n 1)/bin
 log "images kubeadm and kind need"
 mkdir -p "$work/release/kubernetes/server/bin"
@@ -87,24 +99,33 @@ program_image "registry.k8s.io/coredns/coredns:$COREDNS_VERSION" scratch "$TOOLS
 docker tag localhost/pause:local "$PAUSE"
 # kind's manifests name these tags (its Go constants); the helper runs `sh -c mkdir/rm`.
 const() { grep -ho "docker.io/kindest/$1:[^\"]*" "$KIND_SRC"/pkg/build/nodeimage/const_*.go | head -n 1; }
-program_image "$(const local-path-provisioner)" scratch "$TOOLS/local-path-provisioner" '["/usr/local/bin/local-path-provisioner"]'
-docker tag "$TOOLS_ROOT" "$(const local-path-helper)"
+LOCAL_PATH_PROVISIONER=$(const local-path-provisioner)
+LOCAL_PATH_HELPER=$(const local-path-helper)
+KINDNETD=$(const kindnetd)
+program_image "$LOCAL_PATH_PROVISIONER" scratch "$TOOLS/local-path-provisioner" '["/usr/local/bin/local-path-provisioner"]'
+docker tag "$TOOLS_ROOT" "$LOCAL_PATH_HELPER"
 # kind's build insists on having its CNI image; the cluster disables kind's CNI (cluster.yaml), so
 # the pause image stands in under that tag and never runs.
-docker tag "$PAUSE" "$(const kindnetd)"
+docker tag "$PAUSE" "$KINDNETD"
 # kind loads only the four kube-*.tar archives of a release and pulls the rest; nothing can be
 # pulled here, so kube-proxy.tar carries the others too: a docker archive may hold several images,
 # and kind pulls no tag its `repositories` file names (read when it comes before manifest.json,
 # whose first image alone kind reads). Names get docker's implicit docker.io/ as kind spells them.
 docker save -o "$work/extra.tar" "registry.k8s.io/kube-proxy:$K8S_VERSION" \
   "registry.k8s.io/etcd:$ETCD_TAG" "registry.k8s.io/coredns/coredns:$COREDNS_VERSION" "$PAUSE" \
-  "$(const local-path-provisioner)" "$(const local-path-helper)" "$(const kindnetd)"
-mkdir "$work/extra"; tar -C "$work/extra" -xf "$work/extra.tar"
+  "$LOCAL_PATH_PROVISIONER" "$LOCAL_PATH_HELPER" "$KINDNETD"
+mkdir "$work/extra"
+tar -C "$work/extra" -xf "$work/extra.tar"
 full='def full: if (split("/")[0] | test("[.:]")) then . else "docker.io/" + . end;'
-jq "$full map(.RepoTags |= map(full))" "$work/extra/manifest.json" >"$work/m" && mv "$work/m" "$work/extra/manifest.json"
-jq "$full with_entries(.key |= full)" "$work/extra/repositories" >"$work/r" && mv "$work/r" "$work/extra/repositories"
-(cd "$work/extra" && tar -cf "$BIN/kube-proxy.tar" repositories manifest.json \
-  $(ls | grep -vx -e repositories -e manifest.json))
+jq "$full map(.RepoTags |= map(full))" "$work/extra/manifest.json" >"$work/m"
+mv "$work/m" "$work/extra/manifest.json"
+jq "$full with_entries(.key |= full)" "$work/extra/repositories" >"$work/r"
+mv "$work/r" "$work/extra/repositories"
+layers=()
+for entry in "$work/extra"/*; do
+  case ${entry##*/} in repositories | manifest.json) ;; *) layers+=("${entry##*/}") ;; esac
+done
+tar -C "$work/extra" -cf "$BIN/kube-proxy.tar" repositories manifest.json "${layers[@]}"
 cp "$TOOLS/kubeadm" "$NODE_DIR/bin/kubelet" "$K8S_BIN/kubectl" "$BIN/"
 echo "$K8S_VERSION" >"$work/release/kubernetes/version"
 tar -C "$work/release" -c kubernetes | heavy gzip -1 >"$work/release.tar.gz"   # kind reads only .tar.gz

@@ -6,9 +6,12 @@
 #   same version stamp as the other Kubernetes binaries: kind reads the version from it), and
 #   coredns and local-path-provisioner (the images kubeadm and kind install in the cluster).
 set -euo pipefail
+shopt -s inherit_errexit
 HERE=$(cd "$(dirname "$0")" && pwd)
 CP=$HERE/../control-plane
+# shellcheck source=hack/control-plane/versions.env
 source "$CP/versions.env"
+# shellcheck source=hack/control-plane/go-env.sh
 source "$CP/go-env.sh"
 key=$(cat "$CP/versions.env" "$0" | sha256sum | cut -c1-12)
 DIR=$DYNAMO_CACHE/kind-tools-$key-$GO_VERSION

@@ -4,6 +4,7 @@
 # cluster's kubeconfig to $KIND_RUN/kubeconfig-NAME and prints its path; one cluster per machine
 # (the kubelet's sysctls are host-wide).
 set -euo pipefail
+shopt -s inherit_errexit
 HERE=$(cd "$(dirname "$0")" && pwd)
 KIND_RUN=${KIND_RUN:-/run/dynamo-kind}
 : "${DOCKER_HOST:?start hack/kind/docker.sh and export DOCKER_HOST first}"

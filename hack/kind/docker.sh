@@ -11,7 +11,11 @@
 # /lib/modules (docker creates it as a mount source for the nodes), docker0, nft tables docker's
 # probing creates, and docker's cgroup directories. `stop` then lists what still differs.
 set -euo pipefail
+shopt -s inherit_errexit
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=hack/lib/common.sh
+source "$HERE/../lib/common.sh"
+stop_on_failure "kind/docker.sh ${1:-}"
 DYNAMO_CACHE=${DYNAMO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dynamo-operator}   # as go-env.sh
 KIND_RUN=${KIND_RUN:-/run/dynamo-kind}
 DATA=$DYNAMO_CACHE/kind/docker
@@ -25,27 +29,28 @@ log() { echo "kind/docker: $*" >&2; }
 snapshot() {
   local dir=$1; mkdir -p "$dir"
   # A fresh machine has no nft: without it the table list would fail (under pipefail, silently).
-  command -v nft >/dev/null || install_packages nftables
-  for s in $SYSCTLS; do echo "$s=$(sysctl -n "$s" 2>/dev/null || echo absent)"; done >"$dir/sysctls"
+  ensure_packages nft=nftables
+  local s value
+  for s in $SYSCTLS; do
+    value=$(sysctl -n "$s" 2>/dev/null) || value=absent
+    echo "$s=$value"
+  done >"$dir/sysctls"
   if [ -e /lib/modules ]; then echo present; else echo absent; fi >"$dir/lib-modules"
   nft list tables 2>/dev/null | sort >"$dir/nft-tables"
   ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | sort >"$dir/links"
   find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d | sort >"$dir/cgroups"
 }
 
-# A fresh machine's package lists may be missing or stale: update them only when an install fails.
-install_packages() {
-  local install=(apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 "$@")
-  DEBIAN_FRONTEND=noninteractive "${install[@]}" >&2 \
-    || { apt-get update -q -o DPkg::Lock::Timeout=600 >&2 && DEBIAN_FRONTEND=noninteractive "${install[@]}" >&2; }
+running() {
+  local pid
+  [ -S "$SOCK" ] && [ -f "$KIND_RUN/dockerd.pid" ] || return 1
+  pid=$(<"$KIND_RUN/dockerd.pid") # no newline at its end: `read` would fail
+  kill -0 "$pid" 2>/dev/null
 }
-
-running() { [ -S "$SOCK" ] && [ -f "$KIND_RUN/dockerd.pid" ] && kill -0 "$(cat "$KIND_RUN/dockerd.pid")" 2>/dev/null; }
 
 start() {
   if running; then log "already running ($SOCK)"; return 0; fi
-  command -v dockerd >/dev/null || install_packages docker.io nftables
-  command -v nft >/dev/null || install_packages nftables
+  ensure_packages dockerd=docker.io nft=nftables
   mkdir -p "$KIND_RUN" "$DATA"
   [ -d "$BEFORE" ] || snapshot "$BEFORE"   # a restart after a crash keeps the first snapshot
   # --iptables=false etc.: kind needs none of docker's NAT (the API server is published on
@@ -79,9 +84,10 @@ stop() {
     for _ in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
   fi
   # dockerd's own containerd (and any shim) outlives it for a moment: wait, then insist.
-  local left
+  local left pids
   for _ in $(seq 50); do left=$(ours); [ -z "$left" ] && break; sleep 0.2; done
-  [ -z "$left" ] || kill -9 $left 2>/dev/null || true
+  read -r -d '' -a pids <<<"$left" || true
+  [ ${#pids[@]} = 0 ] || kill -9 "${pids[@]}" 2>/dev/null || true
   restore
   { grep -F -e " $KIND_RUN" -e " $DATA/" /proc/mounts || true; } | awk '{print $2}' | sort -r \
     | xargs -r -n1 umount -l
@@ -93,16 +99,20 @@ ours() { pgrep -f -- "$KIND_RUN/" || true; }
 
 restore() {
   [ -d "$BEFORE" ] || return 0
-  local name value
-  while IFS== read -r name value; do
-    [ "$value" = absent ] || [ "$(sysctl -n "$name")" = "$value" ] || sysctl -q -w "$name=$value"
+  local name value current
+  while IFS='=' read -r name value; do
+    [ "$value" = absent ] && continue
+    current=$(sysctl -n "$name")
+    [ "$current" = "$value" ] || sysctl -q -w "$name=$value"
   done <"$BEFORE/sysctls"
   ip link show docker0 >/dev/null 2>&1 && ! grep -qx docker0 "$BEFORE/links" && ip link del docker0
   # Leaf-first: a cgroup directory goes only when empty, so a process still in one shows up below.
-  comm -13 "$BEFORE/cgroups" <(find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d | sort) \
+  find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d | sort >"$KIND_RUN/cgroups-now"
+  comm -13 "$BEFORE/cgroups" "$KIND_RUN/cgroups-now" \
     | { grep -E '/(docker|kubelet|kubepods)[^/]*$' || true; } | while read -r dir; do
       find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null || true; done
-  comm -13 "$BEFORE/nft-tables" <(nft list tables | sort) | while read -r _ family table; do
+  nft list tables | sort >"$KIND_RUN/nft-tables-now"
+  comm -13 "$BEFORE/nft-tables" "$KIND_RUN/nft-tables-now" | while read -r _ family table; do
     nft delete table "$family" "$table"; done
   if grep -qx absent "$BEFORE/lib-modules" && [ -d /lib/modules ]; then rmdir /lib/modules; fi
   snapshot "$KIND_RUN/after"

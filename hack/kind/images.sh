@@ -6,9 +6,12 @@
 #   localhost/lws:$LWS_VERSION     our lws-controller build (hack/control-plane/build-tools.sh);
 #   localhost/dynamo-cpu:dev       hack/image/build-dynamo.sh's archive (real Dynamo on CPU).
 set -euo pipefail
+shopt -s inherit_errexit
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
+# shellcheck source=hack/control-plane/versions.env
 source "$ROOT/hack/control-plane/versions.env"
+# shellcheck source=hack/control-plane/go-env.sh
 source "$ROOT/hack/control-plane/go-env.sh"
 NAME=${1:?usage: $0 NAME}
 KIND=${KIND:-$("$HERE/build-tools.sh" | tail -n 1)/bin/kind}   # KIND: an installed kind instead

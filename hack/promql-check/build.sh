@@ -5,6 +5,7 @@
 # the promql engine, its storage interface and the scrape parser are compiled, not the Prometheus
 # server (see hack/README.md).
 set -euo pipefail
+shopt -s inherit_errexit
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/../control-plane/go-env.sh"
 hash=$(cd "$HERE" && cat go.mod go.sum ./*.go | sha256sum | cut -c1-16)

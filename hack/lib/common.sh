@@ -1,0 +1,45 @@
+# shellcheck shell=bash
+# Sourced by the scripts of hack/ (and .ci/run): the two things every entry script needs so that it
+# works alone on a fresh machine and fails where it fails.
+#
+# Every script also starts with `set -euo pipefail` and `shopt -s inherit_errexit` (set -e holds
+# inside $(...) too), and never hides a command's failure inside another command's arguments:
+# `cmd "$(step)"` runs cmd even when step failed, so the step is assigned first
+# (`out=$(step)`, then `cmd "$out"`). tests/hack/test_shell_scripts.py checks all of it.
+
+# stop_on_failure NAME: when a command fails and the script stops (set -e), say which and where,
+# in one line on stderr, so the first error shown is the step that failed.
+stop_on_failure() {
+  # shellcheck disable=SC2016 # expanded when the trap runs
+  trap 'echo "'"$1"': failed (exit $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
+}
+
+# ensure_packages WHAT=PACKAGE...: apt-get install the Debian PACKAGEs whose WHAT is missing, WHAT
+# being a command looked up on PATH or an absolute path (a CNI plugin is a file, not a command).
+# A fresh machine's package lists may be missing or stale: they are updated once, only when the
+# install fails. A package dpkg lists as installed whose files are gone is reinstalled. Needs root.
+ensure_packages() {
+  local pair what package missing=()
+  for pair in "$@"; do
+    what=${pair%%=*}
+    package=${pair#*=}
+    if [[ $what == /* ]]; then
+      [[ -e $what ]] && continue
+    elif command -v "$what" >/dev/null; then
+      continue
+    fi
+    [[ " ${missing[*]} " == *" $package "* ]] || missing+=("$package")
+  done
+  ((${#missing[@]} > 0)) || return 0
+  if ((EUID != 0)); then
+    echo "hack: ${missing[*]} missing; installing Debian packages needs root" >&2
+    return 1
+  fi
+  echo "hack: apt-get install ${missing[*]}" >&2
+  local install=(apt-get install -y -q --no-install-recommends --reinstall
+    -o DPkg::Lock::Timeout=600 "${missing[@]}")
+  if ! DEBIAN_FRONTEND=noninteractive "${install[@]}" >&2; then
+    apt-get update -q -o DPkg::Lock::Timeout=600 >&2
+    DEBIAN_FRONTEND=noninteractive "${install[@]}" >&2
+  fi
+}
