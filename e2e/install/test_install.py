@@ -138,18 +138,7 @@ def test_metrics_need_an_authorised_token_over_https_through_the_metrics_service
         installed.admin.create(
             f"/api/v1/namespaces/{namespace}/serviceaccounts", {"metadata": {"name": account}}
         )
-    installed.admin.create(
-        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
-        {
-            "metadata": {"name": f"{namespace}-metrics"},
-            "roleRef": {
-                "apiGroup": "rbac.authorization.k8s.io",
-                "kind": "ClusterRole",
-                "name": f"{RELEASE}-metrics-reader",
-            },
-            "subjects": [{"kind": "ServiceAccount", "name": "prometheus", "namespace": namespace}],
-        },
-    )
+    installed.grant_metrics_reader(namespace, "prometheus")
 
     # Like the webhook Service's, its endpoint reaches kube-proxy's rules a moment after Ready.
     status = wait_for("the metrics Service answering", lambda: metrics(None)[0] or None)

@@ -107,13 +107,8 @@ class Installed:
         host, port = service["spec"]["clusterIP"], service["spec"]["ports"][0]["port"]
         return lambda token: scrape(port, token, host=host)
 
-    def settled(self) -> None:
-        """Wait until the operator has reconciled graphs and components and its queues are
-        empty: whatever it would change, it has changed by then."""
-        namespace = self.node.create_namespace("settle")
-        self.admin.create(
-            f"/api/v1/namespaces/{namespace}/serviceaccounts", {"metadata": {"name": "reader"}}
-        )
+    def grant_metrics_reader(self, namespace: str, account: str) -> None:
+        """Bind the release's metrics-reader ClusterRole to `account` (as for Prometheus)."""
         self.admin.create(
             "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
             {
@@ -123,9 +118,18 @@ class Installed:
                     "kind": "ClusterRole",
                     "name": f"{RELEASE}-metrics-reader",
                 },
-                "subjects": [{"kind": "ServiceAccount", "name": "reader", "namespace": namespace}],
+                "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": namespace}],
             },
         )
+
+    def settled(self) -> None:
+        """Wait until the operator has reconciled graphs and components and its queues are
+        empty: whatever it would change, it has changed by then."""
+        namespace = self.node.create_namespace("settle")
+        self.admin.create(
+            f"/api/v1/namespaces/{namespace}/serviceaccounts", {"metadata": {"name": "reader"}}
+        )
+        self.grant_metrics_reader(namespace, "reader")
         token = self.token(namespace, "reader")
         metrics = self.metrics_scraper()
 
