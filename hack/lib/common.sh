@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by the scripts of hack/ (and .ci/run): the two things every entry script needs so that it
+# Sourced by the scripts of hack/ (and .ci/run): what every entry script needs so that it
 # works alone on a fresh machine and fails where it fails.
 #
 # Every script also starts with `set -euo pipefail` and `shopt -s inherit_errexit` (set -e holds
@@ -42,4 +42,24 @@ ensure_packages() {
     apt-get update -q -o DPkg::Lock::Timeout=600 >&2
     DEBIAN_FRONTEND=noninteractive "${install[@]}" >&2
   fi
+}
+
+# project_python NAME: print the Python that has the project's packages (`pip install -e
+# '.[test]'`): $PYTHON, else the repository's .venv, else python3 on PATH (an activated virtual
+# environment's). When it lacks them (sudo leaves the virtual environment out of PATH), one line
+# on stderr names the missing module and what to do, and the status is 1: never a traceback.
+project_python() {
+  local root python missing
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  python=${PYTHON:-}
+  if [[ -z $python ]]; then
+    if [[ -x $root/.venv/bin/python ]]; then python=$root/.venv/bin/python; else python=python3; fi
+  fi
+  if ! missing=$(PYTHONPATH="$root" "$python" -c 'import e2e.localcluster, manager.app.cli' 2>&1); then
+    echo "$1: $python lacks the project's packages (${missing##*$'\n'}): run it with the Python" \
+      "you ran \`pip install -e '.[test]'\` into (PYTHON=, or the activated virtual environment;" \
+      "under sudo, keep its PATH)" >&2
+    return 1
+  fi
+  echo "$python"
 }

@@ -4,6 +4,7 @@ installs nothing when what it needs is present."""
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 from ..scripts import HACK
@@ -44,3 +45,23 @@ def test_packages_already_there_are_not_installed(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == "ready\n"
     assert done.stderr == ""
+
+
+def test_project_python_names_what_a_python_without_the_projects_packages_lacks(
+    tmp_path: Path,
+) -> None:
+    # A Python that sees the standard library only, as sudo's PATH gives a user of the README.
+    bare = tmp_path / "bare-python"
+    bare.write_text(f'#!/bin/sh\nexec {sys.executable} -S "$@"\n')
+    bare.chmod(0o755)
+
+    lacking = run_bash(f"PYTHON={bare} project_python hack/demo\n", tmp_path)
+    found = run_bash(f"PYTHON={sys.executable} project_python hack/demo\n", tmp_path)
+
+    assert lacking.returncode == 1
+    assert lacking.stdout == ""
+    assert "Traceback" not in lacking.stderr
+    [line] = lacking.stderr.splitlines()
+    assert line.startswith(f"hack/demo: {bare} lacks the project's packages (ModuleNotFoundError")
+    assert "pip install -e '.[test]'" in line
+    assert (found.returncode, found.stdout) == (0, f"{sys.executable}\n"), found.stderr
