@@ -16,6 +16,7 @@ from manager.runtime.client import ApiError, Invalid, NotFound
 from manager.runtime.controller import Result, TerminalError, is_terminal
 from manager.runtime.progress import ProgressThrottle
 from manager.runtime.status_report import STATUS_REJECTED, StatusReport
+from tests.manager.runtime.fakes import FakeRecorder
 
 pytestmark = pytest.mark.anyio
 
@@ -52,14 +53,6 @@ class FakeClient:
             return False
         self.statuses.append(copy.deepcopy(dict(desired_status)))
         return True
-
-
-class FakeRecorder:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, str, str]] = []
-
-    def event(self, obj: Mapping[str, Any], event_type: str, reason: str, message: str) -> None:
-        self.events.append((event_type, reason, message))
 
 
 def step(

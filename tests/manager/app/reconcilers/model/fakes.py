@@ -134,17 +134,6 @@ class FakeClient:
         return self.statuses[-1]
 
 
-class FakeRecorder:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, str, str]] = []
-
-    def event(self, obj: Mapping[str, Any], event_type: str, reason: str, message: str) -> None:
-        self.events.append((event_type, reason, message))
-
-    def reasons(self) -> list[str]:
-        return [reason for _, reason, _ in self.events]
-
-
 class FakeWorkers:
     """Answers `ok` unless told otherwise per address; `hang` never answers."""
 

@@ -12,12 +12,12 @@ import pytest
 from manager.app.reconcilers.model import ModelKinds, ModelReconciler
 from manager.runtime.client import Invalid, NotFound
 from manager.runtime.controller import Request, Result, TerminalError
+from tests.manager.runtime.fakes import FakeRecorder
 
 from .fakes import (
     MODEL,
     FakeClient,
     FakeReader,
-    FakeRecorder,
     FakeWorkers,
     address,
     endpoint_slice,

@@ -144,11 +144,3 @@ class FakeClient:
     async def delete(self, kind: ResourceKind, namespace: str | None, name: str) -> bool:
         self.deleted.append(name)
         return True
-
-
-class FakeRecorder:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, str, str]] = []
-
-    def event(self, obj: Mapping[str, Any], event_type: str, reason: str, message: str) -> None:
-        self.events.append((event_type, reason, message))

@@ -13,8 +13,9 @@ from manager.app.kinds import GRAPH, SCALING_ADAPTER
 from manager.app.reconcilers.scaling_adapter import AdapterKinds, ScalingAdapterReconciler
 from manager.runtime.client import Forbidden
 from manager.runtime.controller import Request
+from tests.manager.runtime.fakes import FakeRecorder
 
-from .fakes import FakeClient, FakeReader, FakeRecorder, adapter, graph
+from .fakes import FakeClient, FakeReader, adapter, graph
 
 pytestmark = pytest.mark.anyio
 
