@@ -20,7 +20,13 @@ import pytest
 
 from e2e.support.chart import CRD_CHART, OPERATOR_CHART
 from e2e.support.graphs import is_converged, load_graph, persistent_volume, small_graph
-from e2e.support.helm_install import RELEASE, SYSTEM, admission_works, install
+from e2e.support.helm_install import (
+    RELEASE,
+    SYSTEM,
+    WORKLOAD_KINDS,
+    admission_works,
+    install,
+)
 from e2e.support.kinds import GRAPH, GRAPH_BETA
 from e2e.support.previous_release import (
     PREVIOUS_TAG,
@@ -34,15 +40,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
 
 RECREATE_ANNOTATION = "nvidia.com/deployment-strategy"
 
-# The resource (as in a collection path) of each kind `render` returns that the test compares.
-_RESOURCES = {
-    "DynamoComponentDeployment": "dynamocomponentdeployments",
-    "Deployment": "deployments",
-    "Service": "services",
-    "PersistentVolumeClaim": "persistentvolumeclaims",
-    "ServiceAccount": "serviceaccounts",
-    "LeaderWorkerSet": "leaderworkersets",
-}
+# The resource (as in `Installed.workloads`' keys) of each kind `render` returns that it reads.
+_RESOURCES = {kind.kind: kind.plural for kind in WORKLOAD_KINDS}
 
 
 def test_an_upgrade_from_the_previous_release_writes_only_what_the_new_contract_changes(

@@ -20,16 +20,26 @@ import yaml
 from e2e.localcluster import AdminClient, ApiError, install_crds, is_condition_true, wait_for
 from e2e.support.chart import CRD_CHART, OPERATOR_CHART, run_helm
 from e2e.support.graphs import ROOT, is_converged, small_graph
-from e2e.support.kinds import COMPONENT, GRAPH
+from e2e.support.kinds import COMPONENT, GRAPH, LEADER_WORKER_SET
 from e2e.support.metrics_access import scrape
 from e2e.support.metrics_scrape import parse, total
 from e2e.support.real_node import RealNodeCluster
+from manager.runtime.kinds import DEPLOYMENT, PERSISTENT_VOLUME_CLAIM, SERVICE, SERVICE_ACCOUNT
 
 RELEASE = "dynamo-operator"
 SYSTEM = "dynamo-system"
 SERVICE_MONITOR_CRD = ROOT / "hack" / "control-plane" / "servicemonitor-crd.sh"
 CONVERGE = 240.0
 OPERATOR_LABELS = "app.kubernetes.io/name=dynamo-operator"
+WORKLOAD_KINDS = (
+    COMPONENT,
+    DEPLOYMENT,
+    SERVICE,
+    PERSISTENT_VOLUME_CLAIM,
+    SERVICE_ACCOUNT,
+    LEADER_WORKER_SET,
+)
+"""The kinds of the objects a graph makes that `Installed.workloads` reads."""
 
 
 @dataclass
@@ -84,10 +94,9 @@ class Installed:
         """Every object the graphs of `namespace` made (and the graphs), by resource and name
         (``deployments/<name>``)."""
         found: dict[str, dict[str, Any]] = {}
-        for path in _workload_paths(namespace):
-            resource = path.rsplit("/", 1)[-1]
-            for item in self.admin.get(path)["items"]:
-                found[f"{resource}/{item['metadata']['name']}"] = item
+        for kind in (GRAPH, *WORKLOAD_KINDS):
+            for item in self.admin.get(kind.collection_path(namespace))["items"]:
+                found[f"{kind.plural}/{item['metadata']['name']}"] = item
         return found
 
     def workload_versions(self, namespace: str) -> dict[str, str]:
@@ -145,18 +154,6 @@ class Installed:
             return done and total(samples, "workqueue_depth") == 0
 
         wait_for("the operator settled", settled, timeout=CONVERGE, interval=1.0)
-
-
-def _workload_paths(namespace: str) -> list[str]:
-    return [
-        GRAPH.collection_path(namespace),
-        COMPONENT.collection_path(namespace),
-        f"/apis/apps/v1/namespaces/{namespace}/deployments",
-        f"/api/v1/namespaces/{namespace}/services",
-        f"/api/v1/namespaces/{namespace}/persistentvolumeclaims",
-        f"/api/v1/namespaces/{namespace}/serviceaccounts",
-        f"/apis/leaderworkerset.x-k8s.io/v1/namespaces/{namespace}/leaderworkersets",
-    ]
 
 
 def install(
