@@ -56,7 +56,8 @@ def test_a_vllm_graph_spanning_two_pods_starts_ray_and_gives_only_the_engine_its
     script = (
         "python3 -m dynamo.vllm --model m --tensor-parallel-size 2 && after-engine ; sleep 3600"
     )
-    lines = _launch(installed, "vllm-ray", "vllm", script)
+    # The leader prints three lines (Ray's head, the engine, what follows), the worker one.
+    lines = _launch(installed, "vllm-ray", "vllm", script, {"leader": 3, "worker": 1})
 
     leader, worker = lines["leader"], lines["worker"]
     assert leader[0] == "ARGV ray [start] [--head] [--port=6379]", leader
@@ -73,7 +74,7 @@ def test_an_sglang_graph_of_two_nodes_gives_each_engine_its_rank_and_nothing_to_
     installed: Installed,
 ) -> None:
     script = "python3 -m dynamo.sglang --model-path m --tp 2 && after-engine ; sleep 3600"
-    lines = _launch(installed, "sglang-two", "sglang", script)
+    lines = _launch(installed, "sglang-two", "sglang", script, {"leader": 2, "worker": 2})
 
     for role, rank in (("leader", "0"), ("worker", "1")):
         engine, after = lines[role]
@@ -83,8 +84,12 @@ def test_an_sglang_graph_of_two_nodes_gives_each_engine_its_rank_and_nothing_to_
         assert after == "ARGV after-engine", lines[role]
 
 
-def _launch(installed: Installed, name: str, backend: str, script: str) -> dict[str, list[str]]:
-    """Apply a two-node graph of one worker running `script`; the ARGV lines of each pod role."""
+def _launch(
+    installed: Installed, name: str, backend: str, script: str, expected: dict[str, int]
+) -> dict[str, list[str]]:
+    """Apply a two-node graph of one worker running `script`; the ARGV lines of each pod role,
+    once each role has printed as many as `expected` (a pod's programs print one after another,
+    so reading its log at the first line would race the rest)."""
     namespace = installed.node.create_namespace(name)
     installed.admin.create(
         f"/api/v1/namespaces/{namespace}/configmaps",
@@ -102,7 +107,8 @@ def _launch(installed: Installed, name: str, backend: str, script: str) -> dict[
             role = "leader" if index == "0" else "worker"
             log = installed.node.pod_logs(namespace, pod["metadata"]["name"], "main")
             pods[role] = [line for line in log.splitlines() if line.startswith("ARGV")]
-        return pods if len(pods) == 2 and all(pods.values()) else None
+        done = all(len(pods.get(role, [])) >= count for role, count in expected.items())
+        return pods if done else None
 
     try:
         return wait_for(f"both pods of {name} reporting", both_reported, timeout=CONVERGE)

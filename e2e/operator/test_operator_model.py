@@ -154,9 +154,15 @@ class Cluster:
         )
 
     async def events(self, name: str, reason: str) -> list[dict[str, Any]]:
+        """The model's Events with this reason, once there is at least one: Events are
+        recorded after the status write, so a reader of the status may be ahead of them."""
         selector = f"involvedObject.name={name},involvedObject.kind={MODEL.kind},reason={reason}"
-        items, _ = await self.rest.list_all(EVENT, self.namespace, field_selector=selector)
-        return items
+
+        async def recorded() -> list[dict[str, Any]]:
+            items, _ = await self.rest.list_all(EVENT, self.namespace, field_selector=selector)
+            return items
+
+        return await eventually(f"a {reason} Event for DynamoModel {name}", recorded)
 
     async def delete_models(self) -> None:
         models, _ = await self.rest.list_all(MODEL, self.namespace)
@@ -255,7 +261,7 @@ async def test_a_new_worker_gets_the_adapter(cluster: Cluster, network: WorkerNe
         events = await cluster.events("math", "LoRALoaded")
         return [event for event in events if second.address in event["message"]]
 
-    # Events are written beside the status, not before it: wait for the one naming the worker.
+    # Events are recorded after the status: wait for the one naming the worker.
     [event] = await eventually("a LoRALoaded Event naming the new worker", loaded_on_second)
     assert first.address not in event["message"]
 
