@@ -39,12 +39,13 @@ from pathlib import Path
 import anyio
 import kr8s.asyncio
 
-from bench.converge import add_node_room, install_crds
+from bench.converge import add_node_room
 from dynamo_operator.settings import OperatorSettings
 from e2e.localcluster.controlplane.ephemeral import local_cluster
 from e2e.support.chaos import ChaosPlan, ChaosTarget, run_chaos
 from e2e.support.chaos.plan import EditKind
 from e2e.support.chaos.report import chaos_figures, format_figures
+from e2e.support.conversion import crds_served
 from manager.runtime.client import RestClient
 
 SETTINGS = OperatorSettings(available_apis=frozenset({"lws"}))
@@ -82,11 +83,13 @@ def plan_of(args: argparse.Namespace) -> ChaosPlan:
 async def main_async(args: argparse.Namespace) -> str:
     plan = plan_of(args)
     print(f"seed={args.seed} plan={plan}", flush=True)
-    with local_cluster("bench-chaos-", with_lws=True) as cluster:
+    with (
+        local_cluster("bench-chaos-", with_lws=True) as cluster,
+        crds_served(cluster.kubeconfig),
+    ):
         api = await kr8s.asyncio.api(kubeconfig=str(cluster.kubeconfig))
         rest = RestClient.for_api(api)
         try:
-            await install_crds(rest)
             await add_node_room(rest, math.ceil(args.graphs * PODS_PER_GRAPH))
             target = ChaosTarget(rest, cluster.kubeconfig, cluster, args.log_dir, SETTINGS)
             started = time.monotonic()

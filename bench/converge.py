@@ -57,16 +57,17 @@ from typing import Any
 
 import anyio
 import kr8s.asyncio
-import yaml
 from prometheus_client import REGISTRY
 
 from bench import cache_memory, converge_profile
 from dynamo_operator.builders import DISCOVERY_RULES
 from dynamo_operator.render import render_objects
 from dynamo_operator.settings import OperatorSettings
+from e2e.localcluster.conditions import is_condition_true
 from e2e.localcluster.controlplane import kwok_nodes
 from e2e.localcluster.ports import free_port
 from e2e.localcluster.processes import die_with_parent_hook
+from e2e.support.conversion import crds_served
 from e2e.support.kinds import CLUSTER_ROLE
 from e2e.support.metrics_scrape import Samples, of_families, requests_by_method, total, writes
 from e2e.support.operator_process import OperatorProcess
@@ -74,7 +75,6 @@ from manager.app.kinds import COMPONENT, GRAPH
 from manager.runtime.cache import Informer
 from manager.runtime.client import AlreadyExists, KindRegistry, NotFound, RestClient
 from manager.runtime.kinds import (
-    CUSTOM_RESOURCE_DEFINITION,
     DEPLOYMENT,
     NAMESPACE,
     ResourceKind,
@@ -143,11 +143,6 @@ def bench_graph(name: str, namespace: str) -> dict[str, Any]:
 # -- progress: informers that note when every object exists and when every one is done ---------
 
 
-def _condition_true(obj: dict[str, Any], condition: str) -> bool:
-    conditions = (obj.get("status") or {}).get("conditions") or []
-    return any(c.get("type") == condition and c.get("status") == "True" for c in conditions)
-
-
 def deployment_available(obj: dict[str, Any]) -> bool:
     status, replicas = obj.get("status") or {}, (obj.get("spec") or {}).get("replicas", 1)
     return bool(
@@ -158,7 +153,7 @@ def deployment_available(obj: dict[str, Any]) -> bool:
 
 
 def component_available(obj: dict[str, Any]) -> bool:
-    return _condition_true(obj, "Available")
+    return is_condition_true(obj, "Available")
 
 
 def graph_successful(obj: dict[str, Any]) -> bool:
@@ -224,28 +219,6 @@ async def install_discovery_cluster_role(rest: RestClient) -> None:
     }
     with contextlib.suppress(AlreadyExists):  # a reused cluster
         await rest.create(CLUSTER_ROLE, role, field_manager=FIELD_MANAGER)
-
-
-async def install_crds(rest: RestClient) -> None:
-    for path in sorted(
-        (ROOT / "deploy" / "helm" / "dynamo-operator-crds" / "generated").glob("*.yaml")
-    ):
-        crd = yaml.safe_load(path.read_text())
-        try:
-            await rest.create(CUSTOM_RESOURCE_DEFINITION, crd, field_manager=FIELD_MANAGER)
-        except Exception as error:  # AlreadyExists on a reused cluster
-            if "AlreadyExists" not in type(error).__name__:
-                raise
-        name = crd["metadata"]["name"]
-        with anyio.fail_after(60):
-            # Polling the server: nothing here watches CRDs.
-            while not await _established(rest, name):  # noqa: ASYNC110
-                await anyio.sleep(0.2)
-
-
-async def _established(rest: RestClient, name: str) -> bool:
-    crd = await rest.get(CUSTOM_RESOURCE_DEFINITION, None, name)
-    return _condition_true(crd, "Established")
 
 
 def _schedulable(node: dict[str, Any]) -> bool:
@@ -666,12 +639,11 @@ async def main_async(args: argparse.Namespace) -> dict[str, float]:
         "floor_apply": int(args.floor_apply),
         "discovery_role_per_graph": int(args.discovery_role_per_graph),
     }
-    with kubeconfig() as path:
+    with kubeconfig() as path, crds_served(path):
         api = await kr8s.asyncio.api(kubeconfig=str(path))
         rest = RestClient.for_api(api)
         nodes: list[str] = []
         try:
-            await install_crds(rest)
             await install_discovery_cluster_role(rest)
             nodes = await add_node_room(rest, math.ceil(4 * max(args.graphs) * 1.1))
             await warm_up(rest, args.settings)

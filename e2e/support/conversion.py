@@ -16,6 +16,8 @@ import contextlib
 import functools
 import os
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,7 @@ from kr8s.objects import Deployment, Namespace, object_from_spec
 
 from e2e.localcluster import wait_for
 from e2e.localcluster.ports import free_port
-from e2e.support.crds import CustomResourceDefinition
+from e2e.support.crds import CustomResourceDefinition, install_crds
 from e2e.support.webhooks import start_webhook_server
 from webhooks import CertificatePolicy, ConversionTarget, conversion_patch, convertible_crd_names
 from webhooks.certificates import plan_certificates
@@ -65,6 +67,26 @@ class ConversionServer:
                 self.process.kill()
                 self.process.wait()
             self.process = None
+
+
+@contextlib.contextmanager
+def crds_served(kubeconfig: Path) -> Iterator[None]:
+    """The repository's CRDs installed, the two-version ones converting through a webhook while
+    the block runs: a `ConversionServer` of its own, unless the cluster has one configured.
+    Without it, nothing that reads them at v1beta1 (the namespace controller, the garbage
+    collector) can: a namespace holding a graph never finishes deleting."""
+    api = kr8s.api(kubeconfig=str(kubeconfig))
+    install_crds(api)
+    if conversion_configured(api):
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="conversion-webhook-") as directory:
+        server = ConversionServer(kubeconfig, Path(directory))
+        server.start(api)
+        try:
+            yield
+        finally:
+            server.stop()
 
 
 def conversion_configured(api: kr8s.Api) -> bool:

@@ -48,6 +48,9 @@ class Deps:
     now: Callable[[], datetime] = utc_now
     image_build: ImageBuildSettings = DEFAULT_IMAGE_BUILD
     """How DynamoComponent images are checked and built."""
+    pod_work_waiting: Callable[[], bool] = lambda: False
+    """Whether work that makes pods exist (a new or changed graph or component) is queued:
+    what can wait (a Service, a progress status) waits behind it, across graphs."""
 
     def reconciler_for(self, kind: ResourceKind, reconciler: Reconciler) -> Reconciler:
         """`reconciler` as a controller runs it: its reconciles counted under `kind`'s

@@ -2,9 +2,11 @@
 
     ControllerBuilder(manager).for_(GRAPH).owns(DEPLOYMENT).owns(SERVICE).complete(reconciler)
 
-`for_(kind)` enqueues the object itself, `owns(kind)` enqueues the controller owner of a child,
-`watches(kind, mapper)` enqueues whatever the mapper returns; mappers get the cache's reader
-(`Mapper`), e.g. to find the objects an EndpointSlice or a Lease concerns. Per-watch predicates
+`for_(kind)` enqueues the object itself, `owns(kind)` enqueues the controller owner of a child
+(at `LOW_PRIORITY` for a child added or changed: see `manager.runtime.handler`),
+`watches(kind, mapper)` enqueues whatever the mapper returns (at the `priority` given); mappers
+get the cache's reader (`Mapper`), e.g. to find the objects an EndpointSlice or a Lease
+concerns. Per-watch predicates
 filter that watch only; `with_event_filter` filters every watch. Informers come from the
 manager's cache, one per kind with the options registered for it (`Cache.register`), so watches
 of the same kind by several controllers and the reconcilers' reads share one list+watch. The
@@ -23,7 +25,7 @@ from manager.runtime.handler import EnqueueHandler, Mapper, enqueue_for_object, 
 from manager.runtime.kinds import ResourceKind
 from manager.runtime.manager import Manager
 from manager.runtime.predicate import Predicate
-from manager.runtime.workqueue import RateLimiter
+from manager.runtime.workqueue import DEFAULT_PRIORITY, LOW_PRIORITY, RateLimiter
 
 __all__ = ["ControllerBuilder"]
 
@@ -33,6 +35,7 @@ class _Watch:
     kind: ResourceKind
     mapper: Mapper
     predicates: tuple[Predicate, ...]
+    change_priority: int = DEFAULT_PRIORITY
 
 
 class ControllerBuilder:
@@ -64,15 +67,24 @@ class ControllerBuilder:
         return self
 
     def owns(self, kind: ResourceKind, *predicates: Predicate) -> Self:
-        """Watch children of `kind`: each event enqueues the child's controller owner."""
+        """Watch children of `kind`: each event enqueues the child's controller owner, behind
+        the queue's other work unless the child was deleted."""
         if self._for is None:
             raise ValueError("call for_ before owns: the owner kind is the for_ kind")
-        self._watches.append(_Watch(kind, enqueue_for_owner(self._for), predicates))
+        mapper = enqueue_for_owner(self._for)
+        self._watches.append(_Watch(kind, mapper, predicates, LOW_PRIORITY))
         return self
 
-    def watches(self, kind: ResourceKind, mapper: Mapper, *predicates: Predicate) -> Self:
-        """Watch `kind`: each event enqueues the requests `mapper` returns for the object."""
-        self._watches.append(_Watch(kind, mapper, predicates))
+    def watches(
+        self,
+        kind: ResourceKind,
+        mapper: Mapper,
+        *predicates: Predicate,
+        priority: int = DEFAULT_PRIORITY,
+    ) -> Self:
+        """Watch `kind`: each event enqueues the requests `mapper` returns for the object, at
+        `priority` for an add or an update."""
+        self._watches.append(_Watch(kind, mapper, predicates, priority))
         return self
 
     def with_event_filter(self, predicate: Predicate) -> Self:
@@ -123,7 +135,11 @@ class ControllerBuilder:
         )
         for watch in self._watches:
             handler = EnqueueHandler(
-                controller.queue, watch.mapper, cache.reader, (*self._filters, *watch.predicates)
+                controller.queue,
+                watch.mapper,
+                cache.reader,
+                (*self._filters, *watch.predicates),
+                watch.change_priority,
             )
             controller.watch(cache.get_informer(watch.kind), handler)
         self._manager.add(controller)

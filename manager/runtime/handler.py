@@ -18,6 +18,11 @@ own kind enqueues every object it reconciles.
 
 Updates map both the old and the new object, so a child moving from one owner (or label) to
 another enqueues both; the queue collapses duplicates.
+
+`change_priority` is the queue priority of the requests an add or an update makes; a delete's are
+always at the default. `owns` watches use `LOW_PRIORITY`: a child appearing or changing (its
+status, mostly) asks for a report, while a child deleted asks for it to be made again, which is
+as urgent as the owner's own changes.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from manager.runtime.controller.reconcile import Request
 from manager.runtime.kinds import ResourceKind
 from manager.runtime.logging import get_logger
 from manager.runtime.predicate import Predicate
+from manager.runtime.workqueue import DEFAULT_PRIORITY
 
 __all__ = [
     "EnqueueHandler",
@@ -49,7 +55,7 @@ Mapper = Callable[[Object, CacheReader], Iterable[Request]]
 
 
 class _Adder(Protocol):
-    def add(self, item: Request) -> None: ...
+    def add(self, item: Request, *, priority: int = DEFAULT_PRIORITY) -> None: ...
 
 
 def enqueue_for_object() -> Mapper:
@@ -101,24 +107,25 @@ class EnqueueHandler:
     mapper: Mapper
     reader: CacheReader
     predicates: Sequence[Predicate] = ()
+    change_priority: int = DEFAULT_PRIORITY
 
     def on_add(self, obj: Object, is_in_initial_list: bool = False) -> None:
         if all(p.create(obj) for p in self.predicates):
-            self._enqueue(obj)
+            self._enqueue(obj, priority=self.change_priority)
 
     def on_update(self, old: Object, new: Object) -> None:
         if all(p.update(old, new) for p in self.predicates):
-            self._enqueue(old, new)
+            self._enqueue(old, new, priority=self.change_priority)
 
     def on_delete(self, obj: Object) -> None:
         if all(p.delete(obj) for p in self.predicates):
-            self._enqueue(obj)
+            self._enqueue(obj, priority=DEFAULT_PRIORITY)
 
-    def _enqueue(self, *objects: Object) -> None:
+    def _enqueue(self, *objects: Object, priority: int) -> None:
         try:
             requests = [request for obj in objects for request in self.mapper(obj, self.reader)]
         except CacheNotSyncedError as error:
             log.debug("mapper read an unsynced cache, skipped", err=str(error))
             return
         for request in dict.fromkeys(requests):
-            self.queue.add(request)
+            self.queue.add(request, priority=priority)

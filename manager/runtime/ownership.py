@@ -43,6 +43,7 @@ from manager.runtime.logging import get_logger
 __all__ = [
     "ChildChanges",
     "SharedObjects",
+    "apply_children",
     "apply_each",
     "is_controlled_by",
     "is_namespace_terminating",
@@ -65,6 +66,8 @@ class ChildChanges:
     deleted: list[str] = field(default_factory=list)
     written: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     """The API server's answer to each apply, by (kind, name)."""
+    applied: list[tuple[str, str]] = field(default_factory=list)
+    """(kind, name) of every child the sync wanted, written or already as wanted."""
     namespace_terminating: bool = False
     """A child could not be created because the namespace is being deleted (or is gone): the
     sync stopped there; the owner goes with the namespace."""
@@ -73,10 +76,19 @@ class ChildChanges:
         return bool(self.created or self.updated or self.deleted)
 
     def announce(self, recorder: EventRecorder, owner: Mapping[str, Any]) -> None:
-        """One Normal Event on `owner` per kind of write, naming the children written."""
+        """One Normal Event on `owner` per kind of write, naming the children written.
+
+        Creations and updates that carry out a spec the owner has not reported on yet
+        (`status.observedGeneration` is not its generation) are what its user just asked for,
+        and its status says how that goes: they are not announced, or every new object would
+        get an Event per child. Announced are the creations and updates made once the owner
+        has reported its generation (repairs of children someone else changed or deleted),
+        and every deletion."""
+        observed = (owner.get("status") or {}).get("observedGeneration")
+        repairing = observed is not None and observed == owner["metadata"].get("generation")
         for reason, names in (
-            ("Created", self.created),
-            ("Updated", self.updated),
+            ("Created", self.created if repairing else ()),
+            ("Updated", self.updated if repairing else ()),
             ("Deleted", self.deleted),
         ):
             if names:
@@ -122,22 +134,12 @@ async def sync_children(
 ) -> ChildChanges:
     """Apply `desired` (children of `owner`, in its namespace) and delete controlled children
     of `child_kinds` that are not among them."""
+    changes = await apply_children(client, reader, owner, desired)
+    if changes.namespace_terminating:
+        return changes
     metadata = owner["metadata"]
     namespace, owner_uid = metadata.get("namespace"), metadata["uid"]
-    changes = ChildChanges()
-    applied = await _apply_all(client, reader, namespace, desired)
-    errors = [result.error for result in applied if result.error is not None]
-    if any(isinstance(e, ApiError) and is_namespace_terminating(e) for e in errors):
-        changes.namespace_terminating = True
-        return changes
-    if errors:
-        raise errors[0]
-    for result in applied:
-        if result.written is not None:
-            changes.written[(result.kind.kind, result.name)] = result.written
-            created = result.live is None
-            (changes.created if created else changes.updated).append(result.key)
-    wanted = {(result.kind.kind, result.name) for result in applied}
+    wanted = {(kind, name) for kind, name in changes.applied}
     for kind in child_kinds:
         if not reader.has_synced(kind):
             continue
@@ -147,6 +149,32 @@ async def sync_children(
                 continue
             if await client.delete(kind, namespace, name):
                 changes.deleted.append(f"{kind.kind}/{name}")
+    return changes
+
+
+async def apply_children(
+    client: Client,
+    reader: CacheReader,
+    owner: Mapping[str, Any],
+    desired: Sequence[Mapping[str, Any]],
+) -> ChildChanges:
+    """Apply `desired` (children of `owner`, in its namespace) that differ from the cache,
+    deleting nothing: `sync_children`'s first half, for a pass that writes some children now
+    and leaves the rest for later."""
+    changes = ChildChanges()
+    applied = await _apply_all(client, reader, owner["metadata"].get("namespace"), desired)
+    errors = [result.error for result in applied if result.error is not None]
+    if any(isinstance(e, ApiError) and is_namespace_terminating(e) for e in errors):
+        changes.namespace_terminating = True
+        return changes
+    if errors:
+        raise errors[0]
+    for result in applied:
+        changes.applied.append((result.kind.kind, result.name))
+        if result.written is not None:
+            changes.written[(result.kind.kind, result.name)] = result.written
+            created = result.live is None
+            (changes.created if created else changes.updated).append(result.key)
     return changes
 
 

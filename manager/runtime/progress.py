@@ -13,8 +13,10 @@ and one that gets there within `cap` of its last write costs no write in between
 
 An object's first status counts as progress too when it only says the object is on its way:
 written at once, it would often be followed within seconds by the one saying it got there, so
-it waits until this process has known the object for `first` (what the object shows until
-then is what it showed before its controller saw it: no status). That is measured from the
+it waits until this process has known the object for `first` (or the `first_status` a caller
+gives, at most `cap`: an object only another controller reads, such as a graph's component,
+can wait longer; what the object shows until then is what it showed before its controller saw
+it: no status). That is measured from the
 first time it was asked about, on this process's clock; after a restart an object without a
 status waits `first` again, never longer.
 """
@@ -43,14 +45,17 @@ class ProgressThrottle:
         are dropped: no interval is longer."""
         self._first_asked: OrderedDict[str, datetime] = OrderedDict()
         """When a first status was first held back, per object not written since (oldest
-        first); entries older than `cap` are dropped (the object was deleted meanwhile)."""
+        first); entries older than twice `cap` are dropped (the object was deleted meanwhile,
+        or its first status is overdue anyway)."""
 
-    def wait(self, uid: str, now: datetime) -> float:
-        """Seconds until progress of object `uid` may be written (0: now)."""
+    def wait(self, uid: str, now: datetime, *, first_status: timedelta | None = None) -> float:
+        """Seconds until progress of object `uid` may be written (0: now); `first_status`:
+        how long its first status waits, instead of `first` (at most `cap`)."""
         last = self._written.get(uid)
         if last is None:
-            _drop_older(self._first_asked, now - self.cap)
-            last = _Written(self._first_asked.setdefault(uid, now), self.first)
+            _drop_older(self._first_asked, now - 2 * self.cap)
+            first = self.first if first_status is None else min(first_status, self.cap)
+            last = _Written(self._first_asked.setdefault(uid, now), first)
         return max(0.0, (last.at + last.interval - now).total_seconds())
 
     def written(self, uid: str, now: datetime, *, progress: bool) -> None:

@@ -4,7 +4,9 @@ A reconciler derives its object's status and the Event a transition of it deserv
 in the application's library) and hands them to `StatusReport.report`, which:
 
 1. holds back a status that differs only in progress while the object's `ProgressThrottle`
-   (when the controller has one) says it is too soon, asking for a pass once it is time;
+   (when the controller has one) says it is too soon, asking for a pass once it is time, or
+   while more urgent work is waiting (`busy`: a pass at `LOW_PRIORITY` after the throttle's
+   cap; events about the object bring it back sooner);
 2. writes the status if it differs from the cached one (`Client.apply_status_if_changed`: one
    write at most, none at steady state);
 3. records the Event, if there is one.
@@ -22,14 +24,15 @@ The two refusals of the status write are answered the same way for every kind:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from datetime import datetime
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
 from typing import Any, Literal, Protocol
 
 from manager.runtime.client import Client, Invalid, NotFound
 from manager.runtime.controller import Result, TerminalError
 from manager.runtime.events import EventRecorder
 from manager.runtime.progress import ProgressThrottle
+from manager.runtime.workqueue import LOW_PRIORITY
 
 __all__ = ["STATUS_REJECTED", "ObjectEvent", "StatusReport"]
 
@@ -51,14 +54,20 @@ class ObjectEvent(Protocol):
 
 
 class StatusReport:
-    """One controller's status step; `throttle` spaces out its progress-only writes."""
+    """One controller's status step; `throttle` spaces out its progress-only writes, and holds
+    them back while `busy()`."""
 
     def __init__(
-        self, client: Client, recorder: EventRecorder, throttle: ProgressThrottle | None = None
+        self,
+        client: Client,
+        recorder: EventRecorder,
+        throttle: ProgressThrottle | None = None,
+        busy: Callable[[], bool] = lambda: False,
     ) -> None:
         self._client = client
         self._recorder = recorder
         self._throttle = throttle
+        self._busy = busy
 
     async def report(
         self,
@@ -69,17 +78,22 @@ class StatusReport:
         now: datetime,
         progress_only: bool = False,
         requeue_after: float | None = None,
+        first_status: timedelta | None = None,
     ) -> Result | None:
         """Write `status` on `obj` if it changed, then record `event`; what the pass returns.
 
         `progress_only`: the status differs from the cached one only in how far the object has
         got (see `ProgressThrottle`), so it may wait; `now` is the time the status was derived
         at. `requeue_after`: the pass wants another look that long after a reported status
-        (not when the object is gone; a held-back status asks for its own, sooner, pass)."""
+        (not when the object is gone; a held-back status asks for its own, sooner, pass).
+        `first_status`: how long a first status that is progress waits (the throttle's)."""
         uid = obj["metadata"]["uid"]
         throttle = self._throttle
-        if throttle is not None and progress_only and (wait := throttle.wait(uid, now)):
-            return Result(requeue_after=wait)
+        if throttle is not None and progress_only:
+            if self._busy():
+                return Result(requeue_after=throttle.cap.total_seconds(), priority=LOW_PRIORITY)
+            if wait := throttle.wait(uid, now, first_status=first_status):
+                return Result(requeue_after=wait)
         try:
             written = await self._client.apply_status_if_changed(status, obj)
         except NotFound:

@@ -46,6 +46,7 @@ from manager.app.reconcilers import (
 from manager.runtime.cache import Cache
 from manager.runtime.client import Client, KindRegistry, RestClient
 from manager.runtime.client.aiohttp_transport import AiohttpTransport
+from manager.runtime.controller import Controller
 from manager.runtime.discovery import Discovery, RequiredKinds, ServedApis
 from manager.runtime.errors import LeadershipLostError
 from manager.runtime.events import EventRecorder
@@ -66,6 +67,7 @@ from manager.runtime.metrics import (
 from manager.runtime.namespace_claims import NamespaceClaims
 from manager.runtime.process_owner import ProcessOwner
 from manager.runtime.tls import CertificateError, DirectoryCertificates
+from manager.runtime.workqueue import DEFAULT_PRIORITY
 from webhooks import (
     ConversionTarget,
     CrdConversionKeeper,
@@ -172,6 +174,7 @@ class Operator:
         self.manager.add(recorder)
         if self.claims is not None:
             self.manager.add(self.claims)
+        pod_makers: list[Controller] = []
         deps = Deps(
             client=Client(rest, identity, kinds=kinds),
             cache=cache,
@@ -182,6 +185,9 @@ class Operator:
             planner_cluster_role_name=options.planner_cluster_role_name,
             claims=self.claims,
             image_build=options.image_build,
+            pod_work_waiting=lambda: any(
+                maker.queue.queued_at_or_above(DEFAULT_PRIORITY) for maker in pod_makers
+            ),
         )
         controllers = (
             (component_deployment.setup(self.manager, deps), COMPONENT),
@@ -189,6 +195,10 @@ class Operator:
             (model.setup(self.manager, deps), MODEL),
             (dynamo_component.setup(self.manager, deps), DYNAMO_COMPONENT),
             (scaling_adapter.setup(self.manager, deps), SCALING_ADAPTER),
+        )
+        # Graphs make components and components make the workloads: what gates pods.
+        pod_makers.extend(
+            controller for controller, kind in controllers if kind in (GRAPH, COMPONENT)
         )
         if self.claims is not None:
             self.claims.add_listener(HandOver(cache.reader, recorder, GRAPH, controllers))

@@ -5,7 +5,13 @@ from manager.runtime.controller.controller import (
     EventSource,
 )
 from manager.runtime.controller.errors import CacheSyncTimeoutError, TerminalError, is_terminal
-from manager.runtime.controller.reconcile import Reconciler, ReconcilerFunc, Request, Result
+from manager.runtime.controller.reconcile import (
+    Reconciler,
+    ReconcilerFunc,
+    Request,
+    Result,
+    taken_priority,
+)
 
 __all__ = [
     "CacheSyncTimeoutError",
@@ -17,4 +23,5 @@ __all__ = [
     "Result",
     "TerminalError",
     "is_terminal",
+    "taken_priority",
 ]

@@ -31,10 +31,17 @@ from manager.runtime.client import ApiAvailability
 from manager.runtime.client.errors import KubeError
 from manager.runtime.clock import Clock
 from manager.runtime.controller.errors import CacheSyncTimeoutError, is_terminal
-from manager.runtime.controller.reconcile import Reconciler, ReconcilerFunc, Request, Result
+from manager.runtime.controller.reconcile import (
+    Reconciler,
+    ReconcilerFunc,
+    Request,
+    Result,
+    taken_at,
+)
 from manager.runtime.logging import get_logger, reconcile_context
 from manager.runtime.metrics.controller_runtime import ControllerMetrics
 from manager.runtime.workqueue import (
+    DEFAULT_PRIORITY,
     PrometheusQueueMetrics,
     QueueShutDown,
     RateLimiter,
@@ -170,7 +177,8 @@ class Controller:
             self._metrics.active_workers.inc()
             started = time.perf_counter()
             try:
-                await self._reconcile_and_requeue(request)
+                with taken_at(self.queue.taken_at(request)):
+                    await self._reconcile_and_requeue(request)
             finally:
                 self._metrics.reconcile_time.observe(time.perf_counter() - started)
                 self._metrics.active_workers.dec()
@@ -204,7 +212,8 @@ class Controller:
             return
         if result.requeue_after:
             self.queue.forget(request)
-            self.queue.add_after(request, result.requeue_after)
+            priority = DEFAULT_PRIORITY if result.priority is None else result.priority
+            self.queue.add_after(request, result.requeue_after, priority=priority)
             self._metrics.reconciled("requeue_after")
         elif result.requeue:
             self.queue.add_rate_limited(request)

@@ -8,6 +8,8 @@ the `workqueue_*` Prometheus metrics.
 from manager.runtime.workqueue.delaying import DelayingQueue
 from manager.runtime.workqueue.errors import QueueShutDown
 from manager.runtime.workqueue.queue import (
+    DEFAULT_PRIORITY,
+    LOW_PRIORITY,
     Queue,
 )
 from manager.runtime.workqueue.queue_metrics import (
@@ -25,6 +27,8 @@ from manager.runtime.workqueue.rate_limiters import (
 from manager.runtime.workqueue.rate_limiting import RateLimitingQueue
 
 __all__ = [
+    "DEFAULT_PRIORITY",
+    "LOW_PRIORITY",
     "BucketRateLimiter",
     "DelayingQueue",
     "ItemExponentialFailureRateLimiter",

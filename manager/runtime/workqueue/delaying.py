@@ -17,7 +17,7 @@ import anyio
 from anyio.abc import TaskStatus
 
 from manager.runtime.clock import Clock, RealClock
-from manager.runtime.workqueue.queue import Queue, T
+from manager.runtime.workqueue.queue import DEFAULT_PRIORITY, Queue, T
 from manager.runtime.workqueue.queue_metrics import QueueMetrics
 
 __all__ = ["DelayingQueue"]
@@ -30,25 +30,25 @@ class DelayingQueue(Queue[T]):
         super().__init__(metrics=metrics)
         self._clock: Clock = clock or RealClock()
         self._ready_at: dict[T, float] = {}
-        self._heap: list[tuple[float, int, T]] = []
+        self._heap: list[tuple[float, int, T, int]] = []
         self._sequence = itertools.count()
         self._sleep_scope: anyio.CancelScope | None = None
         self._sleeping_until = math.inf
 
-    def add_after(self, item: T, delay: float) -> None:
-        """Add `item` once `delay` seconds have passed; at once if `delay <= 0`."""
+    def add_after(self, item: T, delay: float, *, priority: int = DEFAULT_PRIORITY) -> None:
+        """Add `item` at `priority` once `delay` seconds have passed; at once if `delay <= 0`."""
         if self.shutting_down:
             return
         self._metrics.retried()  # client-go counts every delayed add as a retry
         if delay <= 0:
-            self.add(item)
+            self.add(item, priority=priority)
             return
         ready_at = self._clock.now() + delay
         current = self._ready_at.get(item)
         if current is not None and current <= ready_at:
             return
         self._ready_at[item] = ready_at
-        heapq.heappush(self._heap, (ready_at, next(self._sequence), item))
+        heapq.heappush(self._heap, (ready_at, next(self._sequence), item, priority))
         if ready_at < self._sleeping_until and self._sleep_scope is not None:
             self._sleep_scope.cancel()
 
@@ -75,8 +75,8 @@ class DelayingQueue(Queue[T]):
     def _add_ready_items(self) -> None:
         now = self._clock.now()
         while self._heap and self._heap[0][0] <= now:
-            ready_at, _, item = heapq.heappop(self._heap)
+            ready_at, _, item, priority = heapq.heappop(self._heap)
             if self._ready_at.get(item) != ready_at:
                 continue  # superseded by an earlier ready time already handled
             del self._ready_at[item]
-            self.add(item)
+            self.add(item, priority=priority)

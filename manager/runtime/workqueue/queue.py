@@ -1,20 +1,26 @@
-"""The base work queue, with client-go's contract.
+"""The base work queue, with client-go's contract, and priorities as controller-runtime's
+priority queue has them.
 
-* Fair: items are handed out in the order they were added.
+* Fair within a priority: items are handed out in the order they were added; an item of a
+  higher priority goes before every item of a lower one (`add(item, priority=LOW_PRIORITY)`:
+  work that can wait until nothing more urgent is queued). An item added again at a higher
+  priority than the one it is queued at moves up (to the back of its new priority); never down.
 * Stingy: an item added several times before a worker takes it is processed once, and an item
   is never processed by two workers at once. An item added while it is being processed is
   queued again, once, when the worker calls `done`.
 * Many producers and consumers; `get` suspends until an item is ready or the queue shuts down.
 
-Two sets carry those rules: `dirty` holds every item that needs processing (queued or waiting
-for its current processing to finish) and `processing` holds the items workers hold now. After
+Two collections carry those rules: `dirty` maps every item that needs processing (queued or
+waiting for its current processing to finish) to its priority, and `processing` holds the items
+workers hold now. Each priority has its own FIFO; an item that moved up leaves a stale entry
+behind in its old FIFO, skipped when it comes to the front. After
 `shut_down` the queue refuses new items but still hands out the ones already queued, as
 client-go does; `get` raises `QueueShutDown` once none are left.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Hashable
 from typing import Generic, TypeVar
 
@@ -24,10 +30,16 @@ from manager.runtime.workqueue.errors import QueueShutDown
 from manager.runtime.workqueue.queue_metrics import NoQueueMetrics, QueueMetrics
 
 __all__ = [
+    "DEFAULT_PRIORITY",
+    "LOW_PRIORITY",
     "Queue",
 ]
 
 T = TypeVar("T", bound=Hashable)
+
+DEFAULT_PRIORITY = 0
+LOW_PRIORITY = -100
+"""controller-runtime's value: work a controller does after everything at the default."""
 
 
 class Queue(Generic[T]):
@@ -35,44 +47,65 @@ class Queue(Generic[T]):
 
     def __init__(self, *, metrics: QueueMetrics | None = None) -> None:
         self._metrics: QueueMetrics = metrics or NoQueueMetrics()
-        self._queue: deque[T] = deque()
-        self._dirty: set[T] = set()
-        self._processing: set[T] = set()
+        self._fifos: dict[int, deque[T]] = {}
+        self._queued: dict[T, int] = {}
+        """Each queued item's priority (an entry in the FIFO of another priority is stale)."""
+        self._counts: Counter[int] = Counter()
+        """Queued items per priority."""
+        self._dirty: dict[T, int] = {}
+        self._processing: dict[T, int] = {}
+        """The items workers hold, with the priority each was taken at."""
         self._getters: deque[anyio.Event] = deque()
         self._shutting_down = False
         self._drained: anyio.Event | None = None
 
-    def add(self, item: T) -> None:
-        """Mark `item` as needing processing; a no-op if it already is or the queue is shut down."""
-        if self._shutting_down or item in self._dirty:
+    def add(self, item: T, *, priority: int = DEFAULT_PRIORITY) -> None:
+        """Mark `item` as needing processing at `priority`; a no-op if it already is at that
+        priority or higher, or the queue is shut down."""
+        if self._shutting_down:
             return
-        self._dirty.add(item)
+        current = self._dirty.get(item)
+        if current is not None and current >= priority:
+            return
+        self._dirty[item] = priority
         if item in self._processing:
             return  # `done` queues it again, so no second worker can take it meanwhile.
-        self._enqueue(item)
+        if current is None:
+            self._enqueue(item, priority)
+        else:
+            self._move_up(item, priority)
 
     def __len__(self) -> int:
         """Items queued and not yet taken by a worker."""
-        return len(self._queue)
+        return len(self._queued)
+
+    def queued_at_or_above(self, priority: int) -> int:
+        """Items queued at `priority` or higher: whether more urgent work is waiting."""
+        return sum(count for queued, count in self._counts.items() if queued >= priority)
 
     async def get(self) -> T:
-        """Take the oldest queued item; the caller must call `done(item)` when finished with it."""
-        while not self._queue:
+        """Take the oldest item of the highest priority queued; the caller must call
+        `done(item)` when finished with it."""
+        while not self._queued:
             if self._shutting_down:
                 raise QueueShutDown
             await self._wait_for_item()
-        item = self._queue.popleft()
+        item, priority = self._pop()
         self._metrics.taken(item)
-        self._processing.add(item)
-        self._dirty.discard(item)
+        self._processing[item] = priority
+        del self._dirty[item]
         return item
+
+    def taken_at(self, item: T) -> int:
+        """The priority a worker took `item` at (it holds it now)."""
+        return self._processing[item]
 
     def done(self, item: T) -> None:
         """Mark `item` as processed; if it was added meanwhile it is queued again now."""
         self._metrics.done(item)
-        self._processing.discard(item)
+        self._processing.pop(item, None)
         if item in self._dirty:
-            self._enqueue(item)
+            self._enqueue(item, self._dirty[item])
         elif not self._processing and self._drained is not None:
             self._drained.set()
 
@@ -98,11 +131,31 @@ class Queue(Generic[T]):
         """Items held by workers now."""
         return len(self._processing)
 
-    def _enqueue(self, item: T) -> None:
+    def _enqueue(self, item: T, priority: int) -> None:
         self._metrics.added(item)
-        self._queue.append(item)
+        self._queued[item] = priority
+        self._counts[priority] += 1
+        self._fifos.setdefault(priority, deque()).append(item)
         if self._getters:
             self._getters.popleft().set()
+
+    def _move_up(self, item: T, priority: int) -> None:
+        self._counts[self._queued[item]] -= 1
+        self._counts[priority] += 1
+        self._queued[item] = priority  # its entry in the lower FIFO is stale from now on
+        self._fifos.setdefault(priority, deque()).append(item)
+
+    def _pop(self) -> tuple[T, int]:
+        for priority in sorted(self._fifos, reverse=True):
+            fifo = self._fifos[priority]
+            while fifo:
+                item = fifo.popleft()
+                if self._queued.get(item) == priority:
+                    del self._queued[item]
+                    self._counts[priority] -= 1
+                    return item, priority
+            del self._fifos[priority]
+        raise AssertionError("an item is queued but no FIFO holds it")
 
     async def _wait_for_item(self) -> None:
         woken = anyio.Event()
@@ -112,7 +165,7 @@ class Queue(Generic[T]):
         except BaseException:
             # Cancelled: withdraw, and if an item was meant for us, pass the wake-up on.
             if woken.is_set():
-                if self._queue and self._getters:
+                if self._queued and self._getters:
                     self._getters.popleft().set()
             else:
                 self._getters.remove(woken)

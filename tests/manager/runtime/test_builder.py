@@ -80,7 +80,23 @@ def manager(cache: FakeCache) -> Manager:
 
 
 def queued(controller: Controller) -> list[Request]:
-    return list(controller.queue._queue)
+    return list(controller.queue._queued)
+
+
+@pytest.mark.anyio
+async def test_a_child_added_or_changed_waits_behind_owners_and_a_deleted_one_does_not(
+    manager: Manager, cache: FakeCache
+) -> None:
+    controller = ControllerBuilder(manager).for_(GRAPH).owns(CONFIG_MAP).complete(reconcile)
+    configs = cache.informers[CONFIG_MAP]
+
+    configs.add(obj("g1-config", owner="g1"))
+    cache.informers[GRAPH].add(obj("g2"))
+    for handler in configs.handlers:
+        handler.on_delete(obj("g3-config", owner="g3"))
+
+    taken = [await controller.queue.get() for _ in range(3)]
+    assert taken == [Request("ns", "g2"), Request("ns", "g3"), Request("ns", "g1")]
 
 
 def test_for_and_owns_enqueue_the_object_and_the_controller_owner(

@@ -11,6 +11,7 @@ from manager.runtime.handler import (
 )
 from manager.runtime.kinds import ResourceKind
 from manager.runtime.predicate import GenerationChanged
+from manager.runtime.workqueue import DEFAULT_PRIORITY, LOW_PRIORITY
 
 DEPLOYMENT = ResourceKind("apps/v1", "Deployment", "deployments", namespaced=True)
 NODE = ResourceKind("v1", "Node", "nodes", namespaced=False)
@@ -21,9 +22,11 @@ READER = Cache(None).reader
 class Queue:
     def __init__(self) -> None:
         self.added: list[Request] = []
+        self.priorities: list[int] = []
 
-    def add(self, item: Request) -> None:
+    def add(self, item: Request, *, priority: int = DEFAULT_PRIORITY) -> None:
         self.added.append(item)
+        self.priorities.append(priority)
 
 
 def owner_ref(
@@ -169,3 +172,13 @@ def test_a_mapper_reading_a_kind_not_synced_yet_maps_to_nothing() -> None:
     )
 
     assert queue.added == []
+
+
+def test_adds_and_updates_come_at_the_change_priority_and_deletes_at_the_default() -> None:
+    queue = Queue()
+    handler = EnqueueHandler(queue, enqueue_for_object(), READER, change_priority=LOW_PRIORITY)
+    handler.on_add(pod("a"), False)
+    handler.on_update(pod("b"), pod("b"))
+    handler.on_delete(pod("c"))
+
+    assert queue.priorities == [LOW_PRIORITY, LOW_PRIORITY, DEFAULT_PRIORITY]

@@ -263,10 +263,35 @@ def test_changes_are_announced_with_one_event_per_kind_of_write() -> None:
         def event(self, obj: Any, event_type: str, reason: str, message: str) -> None:
             events.append((event_type, reason, message))
 
-    changes = ChildChanges(created=["Deployment/a", "Service/a"], deleted=["Ingress/a"])
-    changes.announce(Recorder(), {"metadata": {"name": "owner"}})  # type: ignore[arg-type]
+    changes = ChildChanges(
+        created=["Deployment/a", "Service/a"], updated=["Role/a"], deleted=["Ingress/a"]
+    )
+    reported = {"metadata": {"name": "owner", "generation": 2}, "status": {"observedGeneration": 2}}
+    changes.announce(Recorder(), reported)  # type: ignore[arg-type]
 
     assert events == [
         ("Normal", "Created", "Created Deployment/a, Service/a"),
+        ("Normal", "Updated", "Updated Role/a"),
         ("Normal", "Deleted", "Deleted Ingress/a"),
     ]
+
+
+@pytest.mark.parametrize(
+    "status", [None, {}, {"observedGeneration": 1}], ids=["new", "no-generation", "new-spec"]
+)
+def test_writes_carrying_out_a_spec_not_reported_yet_are_not_announced_but_deletions_are(
+    status: dict[str, Any] | None,
+) -> None:
+    events: list[tuple[str, str, str]] = []
+
+    class Recorder:
+        def event(self, obj: Any, event_type: str, reason: str, message: str) -> None:
+            events.append((event_type, reason, message))
+
+    changes = ChildChanges(created=["Deployment/a"], updated=["Role/a"], deleted=["Ingress/a"])
+    owner: dict[str, Any] = {"metadata": {"name": "owner", "generation": 2}}
+    if status is not None:
+        owner["status"] = status
+    changes.announce(Recorder(), owner)  # type: ignore[arg-type]
+
+    assert events == [("Normal", "Deleted", "Deleted Ingress/a")]

@@ -57,11 +57,20 @@ def test_after_a_first_status_held_back_progress_waits_the_cap() -> None:
 
 
 def test_objects_held_back_and_never_written_are_forgotten() -> None:
-    """Deleted before their first status: their entries go once older than the cap."""
+    """Deleted before their first status: their entries go once older than twice the cap."""
     throttle = ProgressThrottle(FIRST, CAP)
     for index in range(1000):
         throttle.wait(f"object-{index}", at(index))
-    assert len(throttle) <= 31
+    assert len(throttle) <= 61
+
+
+def test_a_first_status_may_be_told_to_wait_longer_than_first_but_not_than_the_cap() -> None:
+    throttle = ProgressThrottle(FIRST, CAP)
+    assert throttle.wait("a", at(0), first_status=timedelta(seconds=20)) == 20
+    assert throttle.wait("a", at(19), first_status=timedelta(seconds=20)) == 1
+    assert throttle.wait("a", at(20), first_status=timedelta(seconds=20)) == 0
+    assert throttle.wait("b", at(0), first_status=timedelta(hours=1)) == CAP.total_seconds()
+    assert throttle.wait("b", at(30), first_status=timedelta(hours=1)) == 0
 
 
 def test_only_objects_written_within_the_cap_are_remembered() -> None:

@@ -16,6 +16,7 @@ from manager.runtime.client import ApiError, Invalid, NotFound
 from manager.runtime.controller import Result, TerminalError, is_terminal
 from manager.runtime.progress import ProgressThrottle
 from manager.runtime.status_report import STATUS_REJECTED, StatusReport
+from manager.runtime.workqueue import LOW_PRIORITY
 from tests.manager.runtime.fakes import FakeRecorder
 
 pytestmark = pytest.mark.anyio
@@ -139,3 +140,25 @@ async def test_progress_waits_for_the_throttle_and_other_changes_do_not() -> Non
     assert await report.report(written, {"state": "ready"}, now=later + first) is None
 
     assert client.statuses == [{"state": "pending", "ready": 0}, {"state": "ready"}]
+
+
+async def test_while_more_urgent_work_waits_progress_waits_behind_it_and_the_rest_does_not() -> (
+    None
+):
+    busy = True
+    client, recorder = FakeClient(), FakeRecorder()
+    throttle = ProgressThrottle(timedelta(seconds=5), timedelta(seconds=30))
+    report = StatusReport(client, recorder, throttle, busy=lambda: busy)  # type: ignore[arg-type]
+    pending = {"state": "pending", "ready": 0}
+    much_later = NOW + timedelta(hours=1)  # long past any throttle
+
+    held = await report.report(OBJ, pending, now=much_later, progress_only=True)
+    assert held == Result(requeue_after=30.0, priority=LOW_PRIORITY)
+    assert await report.report(OBJ, {"state": "ready"}, now=much_later) is None
+
+    busy = False  # then the throttle alone decides: `first` after the last write
+    held = await report.report(OBJ, pending, now=much_later, progress_only=True)
+    assert held == Result(requeue_after=5.0)
+    five_later = much_later + timedelta(seconds=5)
+    assert await report.report(OBJ, pending, now=five_later, progress_only=True) is None
+    assert client.statuses == [{"state": "ready"}, pending]

@@ -9,6 +9,13 @@ delete children that should no longer exist (a base model's Service is shared by
 serving it: the cache's index of components by base model says who they are, and one that stops
 serving it leaves it to the others); derive the status from the cached workloads and pods, write
 it once if it changed, and emit an Event only on a transition.
+
+Pods first: while other components' (or graphs') pod-making work is queued, a pass taken at
+the default priority applies the discovery account and the workload only, and leaves the rest
+(Services, routing, autoscaling, deletions, status) to a pass at `LOW_PRIORITY`, which the
+queue hands out once nothing more urgent waits. Across hundreds of graphs converging, every
+Deployment exists before the first Service is written; a lone component does it all in one
+pass.
 """
 
 from __future__ import annotations
@@ -52,18 +59,20 @@ from manager.app.reconcilers.component_deployment.model_services import (
 )
 from manager.runtime.cache import CacheReader
 from manager.runtime.client import ApiError, BadRequest, Client, Invalid
-from manager.runtime.controller import Request, Result
+from manager.runtime.controller import Request, Result, taken_priority
 from manager.runtime.events import EventRecorder
 from manager.runtime.kinds import POD, ROLE, SECRET, ResourceKind
 from manager.runtime.ownership import (
     ChildChanges,
     SharedObjects,
+    apply_children,
     is_namespace_terminating,
     is_owned_by,
     sync_children,
 )
 from manager.runtime.progress import ProgressThrottle
 from manager.runtime.status_report import StatusReport
+from manager.runtime.workqueue import DEFAULT_PRIORITY, LOW_PRIORITY
 
 __all__ = ["ComponentDeploymentReconciler", "ComponentKinds"]
 
@@ -82,7 +91,12 @@ class ComponentKinds:
 PROGRESS_FIRST, PROGRESS_CAP = timedelta(seconds=5), timedelta(seconds=30)
 """The spacing of an unavailable component's progress writes (a message, replica counts):
 while many components start, those would be most of the writes (`manager.runtime.progress`,
-as for graphs)."""
+as for graphs). A graph's component waits `PROGRESS_CAP` before its first status says it is on
+its way: its graph reports for it meanwhile (a missing status reads as pending there), and most
+components of graphs starting together get there by then, with one status write each."""
+LATER = 0.1
+"""Seconds before the low-priority pass of a component whose pods went first is queued (it
+then waits behind every more urgent key)."""
 EVENTS = TransitionEvents(
     ConditionTypes.AVAILABLE,
     ready_reason="Ready",
@@ -101,6 +115,7 @@ class ComponentDeploymentReconciler:
         kinds: ComponentKinds,
         settings: Callable[[], OperatorSettings],
         now: Callable[[], datetime],
+        pod_work_waiting: Callable[[], bool] = lambda: False,
     ) -> None:
         self._client = client
         self._reader = reader
@@ -108,8 +123,12 @@ class ComponentDeploymentReconciler:
         self._kinds = kinds
         self._settings = settings
         self._now = now
+        self._pod_work_waiting = pod_work_waiting
         self._status = StatusReport(
-            client, recorder, ProgressThrottle(PROGRESS_FIRST, PROGRESS_CAP)
+            client,
+            recorder,
+            ProgressThrottle(PROGRESS_FIRST, PROGRESS_CAP),
+            busy=pod_work_waiting,
         )
         self._shared = SharedObjects(client, reader)
 
@@ -121,7 +140,8 @@ class ComponentDeploymentReconciler:
             model = self._validate(dcd)
             context = self._build_context(dcd)
             children = build_component_children(model, context)
-            changes = await self._apply(dcd, children, context)
+            pods_first = self._pods_first()
+            changes = await self._apply(dcd, children, context, workload_only=pods_first)
         except _Halt as halt:
             return await self._report(dcd, failure=halt.failure, failed=halt.failed)
         except (BuildError, Invalid, BadRequest) as error:
@@ -131,6 +151,8 @@ class ComponentDeploymentReconciler:
         if changes is None:
             return None  # the component goes with its namespace
         changes.announce(self._recorder, dcd)
+        if pods_first:
+            return Result(requeue_after=LATER, priority=LOW_PRIORITY)
         return await self._report(
             dcd,
             workloads=self._workloads(dcd, children, changes),
@@ -168,25 +190,42 @@ class ComponentDeploymentReconciler:
             model_service_owners=model_service_owners(self._reader, self._kinds.component, dcd),
         )
 
+    def _pods_first(self) -> bool:
+        """Whether this pass makes only pods: it was taken before other pod-making work that
+        is still queued (a pass taken at low priority had nothing more urgent waiting)."""
+        return taken_priority() >= DEFAULT_PRIORITY and self._pod_work_waiting()
+
     async def _apply(
-        self, dcd: Mapping[str, Any], children: ComponentChildren, context: BuildContext
+        self,
+        dcd: Mapping[str, Any],
+        children: ComponentChildren,
+        context: BuildContext,
+        *,
+        workload_only: bool,
     ) -> ChildChanges | None:
         """Write what differs: the discovery account first, then the children (deleting those
-        no longer built), then the base models' Services this one let go of. None when the
-        namespace is being deleted."""
+        no longer built), then the base models' Services this one let go of; `workload_only`:
+        the account and the workload, nothing deleted. None when the namespace is being
+        deleted."""
         try:
             created_access = await self._ensure_discovery_access(dcd, context.settings)
         except ApiError as error:
             if is_namespace_terminating(error):
                 return None
             raise
-        changes = await sync_children(
-            self._client, self._reader, dcd, children.objects(), self._kinds.children
-        )
+        if workload_only:
+            changes = await apply_children(self._client, self._reader, dcd, children.workload)
+        else:
+            changes = await sync_children(
+                self._client, self._reader, dcd, children.objects(), self._kinds.children
+            )
         if changes.namespace_terminating:
             return None
         changes.created[:0] = created_access
-        await release_model_services(self._client, self._reader, dcd, children, context, changes)
+        if not workload_only:
+            await release_model_services(
+                self._client, self._reader, dcd, children, context, changes
+            )
         return changes
 
     async def _ensure_discovery_access(
@@ -261,7 +300,14 @@ class ComponentDeploymentReconciler:
             dcd.get("status"), status, EVENTS, failed=failed, announce_ready=not _of_a_graph(dcd)
         )
         progress_only = not failed and is_component_progress_only(dcd.get("status"), status)
-        return await self._status.report(dcd, status, event, now=now, progress_only=progress_only)
+        return await self._status.report(
+            dcd,
+            status,
+            event,
+            now=now,
+            progress_only=progress_only,
+            first_status=PROGRESS_CAP if _of_a_graph(dcd) else None,
+        )
 
 
 class _Halt(Exception):

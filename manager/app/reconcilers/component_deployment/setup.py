@@ -38,6 +38,7 @@ from manager.runtime.kinds import (
     SERVICE_ACCOUNT,
 )
 from manager.runtime.manager import Manager
+from manager.runtime.workqueue import LOW_PRIORITY
 
 __all__ = ["components_awaiting", "pod_for_cache", "setup"]
 
@@ -63,6 +64,7 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         ),
         settings=deps.settings,
         now=deps.now,
+        pod_work_waiting=deps.pod_work_waiting,
     )
     controller = (
         ControllerBuilder(manager)
@@ -71,10 +73,12 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         .owns(DEPLOYMENT)
         # Every owner, not only the controller: a base model's Service is shared by the
         # components serving it, none of them its controller.
-        .watches(SERVICE, enqueue_for_owner(COMPONENT, only_controller=False))
+        .watches(
+            SERVICE, enqueue_for_owner(COMPONENT, only_controller=False), priority=LOW_PRIORITY
+        )
         .owns(INGRESS)
         .owns(HORIZONTAL_POD_AUTOSCALER)
-        .watches(POD, pod_requests)
+        .watches(POD, pod_requests, priority=LOW_PRIORITY)  # a report; pods exist already
         .watches(SECRET, secret_requests(COMPONENT))
         .watches(SERVICE_ACCOUNT, discovery_access_requests(COMPONENT))
         .watches(ROLE, discovery_access_requests(COMPONENT))

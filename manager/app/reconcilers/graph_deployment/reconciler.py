@@ -16,7 +16,9 @@ status that differs only in progress (same state, reason, generation) waits unti
 last write is `PROGRESS_FIRST` old after any other write, `PROGRESS_CAP` old after a progress
 write (a requeue, so the latest progress is written); a first status saying the graph
 is pending waits until the operator has known the graph for `PROGRESS_FIRST`, so a graph that
-converges by then gets one status write.
+converges by then gets one status write. While pod-making work (new graphs, new components) is
+queued, progress waits behind it (`StatusReport`'s `busy`): many graphs converging at once
+then write one status each, the one saying they are ready.
 
 No finalizer: garbage collection deletes the DCDs and their children, and a namespace deletion
 never waits for a stopped operator.
@@ -87,6 +89,7 @@ class GraphDeploymentReconciler:
         planner_cluster_role_name: str | None,
         now: Callable[[], datetime],
         artifacts: ArtifactStep,
+        pod_work_waiting: Callable[[], bool] = lambda: False,
     ) -> None:
         self._client = client
         self._reader = reader
@@ -97,7 +100,10 @@ class GraphDeploymentReconciler:
         self._now = now
         self._artifacts = artifacts
         self._status = StatusReport(
-            client, recorder, ProgressThrottle(PROGRESS_FIRST, PROGRESS_CAP)
+            client,
+            recorder,
+            ProgressThrottle(PROGRESS_FIRST, PROGRESS_CAP),
+            busy=pod_work_waiting,
         )
 
     async def reconcile(self, request: Request) -> Result | None:

@@ -39,6 +39,7 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         settings=deps.settings,
         planner_cluster_role_name=deps.planner_cluster_role_name,
         now=deps.now,
+        pod_work_waiting=deps.pod_work_waiting,
         artifacts=ArtifactStep(
             client=deps.client,
             reader=deps.cache.reader,

@@ -18,9 +18,14 @@ from manager.runtime.controller import (
     Request,
     Result,
     TerminalError,
+    taken_priority,
 )
 from manager.runtime.logging import configure_logging
-from manager.runtime.workqueue import ItemExponentialFailureRateLimiter
+from manager.runtime.workqueue import (
+    DEFAULT_PRIORITY,
+    LOW_PRIORITY,
+    ItemExponentialFailureRateLimiter,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -156,6 +161,26 @@ async def test_requeue_after_reconciles_again_after_the_delay() -> None:
     assert (
         metric("controller_runtime_reconcile_total", controller.name, result="requeue_after") == 1
     )
+
+
+async def test_a_pass_requeued_at_low_priority_comes_back_at_it_and_knows_it() -> None:
+    clock, reconciler = FakeClock(), Recorder()
+    priorities: list[tuple[Request, int]] = []
+
+    async def note_priority() -> Result | None:
+        priorities.append((reconciler.calls[-1], taken_priority()))
+        return None
+
+    reconciler.script[A] = [return_(Result(requeue_after=1, priority=LOW_PRIORITY)), note_priority]
+    reconciler.script[B] = [note_priority]
+    async with running(new_controller(reconciler, clock)) as controller:
+        controller.queue.add(A)
+        await clock.settle()
+        controller.queue.add(B)  # queued while A waits out its delay
+        await clock.settle(1)
+
+    assert reconciler.calls == [A, B, A]
+    assert priorities == [(B, DEFAULT_PRIORITY), (A, LOW_PRIORITY)]
 
 
 async def test_requeue_goes_through_the_rate_limiter() -> None:

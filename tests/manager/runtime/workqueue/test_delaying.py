@@ -4,7 +4,7 @@ import anyio
 import pytest
 
 from manager.runtime.clock import FakeClock
-from manager.runtime.workqueue import DelayingQueue
+from manager.runtime.workqueue import DEFAULT_PRIORITY, LOW_PRIORITY, DelayingQueue
 
 pytestmark = pytest.mark.anyio
 
@@ -112,3 +112,14 @@ async def test_run_returns_when_the_queue_shuts_down(clock: FakeClock) -> None:
         async with anyio.create_task_group() as tg:
             await tg.start(queue.run)
             queue.shut_down()
+
+
+async def test_a_delayed_item_arrives_at_the_priority_it_was_added_with(
+    queue: DelayingQueue[str], clock: FakeClock
+) -> None:
+    queue.add_after("later", 1, priority=LOW_PRIORITY)
+    await clock.settle(1)
+    queue.add("urgent")
+
+    assert queue.queued_at_or_above(DEFAULT_PRIORITY) == 1
+    assert [await queue.get(), await queue.get()] == ["urgent", "later"]

@@ -3,7 +3,7 @@ import asyncio
 import anyio
 import pytest
 
-from manager.runtime.workqueue import Queue, QueueShutDown
+from manager.runtime.workqueue import DEFAULT_PRIORITY, LOW_PRIORITY, Queue, QueueShutDown
 
 pytestmark = pytest.mark.anyio
 
@@ -179,3 +179,43 @@ async def test_shut_down_with_drain_returns_at_once_when_nothing_is_processing()
     with anyio.fail_after(1):
         await queue.shut_down_with_drain()
     assert queue.shutting_down
+
+
+async def test_higher_priorities_go_first_and_each_priority_keeps_its_order() -> None:
+    queue: Queue[str] = Queue()
+    queue.add("status-a", priority=LOW_PRIORITY)
+    queue.add("pods-a")
+    queue.add("status-b", priority=LOW_PRIORITY)
+    queue.add("pods-b")
+
+    assert queue.queued_at_or_above(DEFAULT_PRIORITY) == 2
+    taken = [await queue.get() for _ in range(4)]
+
+    assert taken == ["pods-a", "pods-b", "status-a", "status-b"]
+    assert queue.queued_at_or_above(LOW_PRIORITY) == 0
+
+
+async def test_an_item_added_again_at_a_higher_priority_moves_up_never_down() -> None:
+    queue: Queue[str] = Queue()
+    queue.add("a", priority=LOW_PRIORITY)
+    queue.add("b", priority=LOW_PRIORITY)
+    queue.add("c")
+    queue.add("b")  # raised: now behind c, ahead of a
+    queue.add("c", priority=LOW_PRIORITY)  # stays at the default
+
+    assert len(queue) == 3
+    assert queue.queued_at_or_above(DEFAULT_PRIORITY) == 2
+    assert [await queue.get() for _ in range(3)] == ["c", "b", "a"]
+    assert len(queue) == 0
+
+
+async def test_an_item_added_while_processing_comes_back_at_the_highest_priority_asked() -> None:
+    queue: Queue[str] = Queue()
+    queue.add("a")
+    taken = await queue.get()
+    queue.add("a", priority=LOW_PRIORITY)
+    queue.add("b", priority=LOW_PRIORITY)
+    queue.add("a")
+    queue.done(taken)
+
+    assert [await queue.get() for _ in range(2)] == ["a", "b"]

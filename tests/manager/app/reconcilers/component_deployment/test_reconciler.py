@@ -1,0 +1,127 @@
+"""The component reconciler's pods-first pass over a hand-filled cache and a recording client
+(the e2e suite runs the reconciler against a real API server through `dynamo-operator run`)."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from dynamo_operator.settings import OperatorSettings
+from manager.app.kinds import COMPONENT, DYNAMO_COMPONENT, OPTIONAL_KINDS
+from manager.app.reconcilers.component_deployment.reconciler import (
+    ComponentDeploymentReconciler,
+    ComponentKinds,
+)
+from manager.app.reconcilers.component_deployment.setup import CHILDREN
+from manager.runtime.cache import Cache
+from manager.runtime.client import Client, KindRegistry
+from manager.runtime.controller import Request, Result
+from manager.runtime.controller.reconcile import taken_at
+from manager.runtime.identity import Identity
+from manager.runtime.kinds import POD, ROLE, SECRET
+from manager.runtime.workqueue import LOW_PRIORITY
+from tests.manager.runtime.fakes import FakeRecorder
+
+pytestmark = pytest.mark.anyio
+
+IDENTITY = Identity.for_product("test-operator", domain="example.com", version="0")
+SETTINGS = OperatorSettings(etcd_addr="etcd:2379")  # no discovery account to make
+DCD = {
+    "apiVersion": COMPONENT.api_version,
+    "kind": COMPONENT.kind,
+    "metadata": {"name": "web", "namespace": "ns", "uid": "dcd-uid", "generation": 1},
+    "spec": {
+        "componentType": "frontend",
+        "replicas": 1,
+        "extraPodSpec": {"mainContainer": {"image": "registry.example/frontend:1"}},
+    },
+}
+
+
+class RecordingClient:
+    """The real compare-before-apply over an `apply` that answers as the API server would."""
+
+    def __init__(self) -> None:
+        self.identity = IDENTITY
+        self.kinds = KindRegistry()
+        for kind in (*CHILDREN, *OPTIONAL_KINDS.values(), COMPONENT):
+            self.kinds.add(kind)
+        self.applied: list[str] = []
+        self.statuses: list[dict[str, Any]] = []
+        self._versions = itertools.count(1)
+
+    def kind_of(self, obj: Mapping[str, Any]) -> Any:
+        return self.kinds.kind_of(obj)
+
+    apply_if_changed = Client.apply_if_changed
+    _delete_if_immutable_changed = Client._delete_if_immutable_changed
+    _clear_server_defaults = Client._clear_server_defaults
+
+    async def apply(self, obj: dict[str, Any], field_manager: str | None = None) -> dict[str, Any]:
+        self.applied.append(f"{obj['kind']}/{obj['metadata']['name']}")
+        answer = copy.deepcopy(obj)
+        answer["metadata"]["resourceVersion"] = str(next(self._versions))
+        return answer
+
+    async def apply_status_if_changed(
+        self, status: Mapping[str, Any], live: Mapping[str, Any]
+    ) -> bool:
+        self.statuses.append(dict(status))
+        return True
+
+
+def reconciler(pod_work_waiting: bool) -> tuple[ComponentDeploymentReconciler, RecordingClient]:
+    cache = Cache(None)
+    cache.register(COMPONENT).replace([copy.deepcopy(DCD)], "1")
+    for kind in (*CHILDREN, POD, SECRET, ROLE, DYNAMO_COMPONENT, *OPTIONAL_KINDS.values()):
+        cache.register(kind).replace([], "1")
+    client = RecordingClient()
+    made = ComponentDeploymentReconciler(
+        client=client,  # type: ignore[arg-type]
+        reader=cache.reader,
+        recorder=FakeRecorder(),  # type: ignore[arg-type]
+        kinds=ComponentKinds(
+            component=COMPONENT,
+            children=(*CHILDREN, *OPTIONAL_KINDS.values()),
+            dynamo_component=DYNAMO_COMPONENT,
+        ),
+        settings=lambda: SETTINGS,
+        now=lambda: datetime(2026, 1, 1, tzinfo=UTC),
+        pod_work_waiting=lambda: pod_work_waiting,
+    )
+    return made, client
+
+
+async def test_while_other_pods_wait_to_be_made_a_pass_makes_only_the_workload() -> None:
+    made, client = reconciler(pod_work_waiting=True)
+
+    result = await made.reconcile(Request("ns", "web"))
+
+    assert client.applied == ["Deployment/web"]
+    assert client.statuses == []
+    assert isinstance(result, Result) and result.priority == LOW_PRIORITY
+    assert result.requeue_after
+
+
+async def test_the_low_priority_pass_does_the_rest_even_while_pod_work_waits() -> None:
+    made, client = reconciler(pod_work_waiting=True)
+
+    with taken_at(LOW_PRIORITY):
+        await made.reconcile(Request("ns", "web"))
+
+    assert sorted(client.applied) == ["Deployment/web", "Service/web"]
+
+
+async def test_with_nothing_else_waiting_one_pass_does_everything() -> None:
+    made, client = reconciler(pod_work_waiting=False)
+
+    result = await made.reconcile(Request("ns", "web"))
+
+    assert sorted(client.applied) == ["Deployment/web", "Service/web"]
+    # Its first status, pending, waits a few seconds (the progress throttle), not behind others.
+    assert result == Result(requeue_after=5.0)
