@@ -68,6 +68,7 @@ if _TYPE_CHECKING:
     from manager.runtime.ownership import (
         ChildChanges,
         SharedObjects,
+        apply_children,
         apply_each,
         is_controlled_by,
         is_namespace_terminating,
@@ -151,6 +152,7 @@ __all__ = [
     "SharedObjects",
     "StatusReport",
     "and_",
+    "apply_children",
     "apply_each",
     "configure_logging",
     "enqueue_for_object",

@@ -14,6 +14,7 @@ import pytest
 from dynamo_operator.settings import OperatorSettings
 from manager.app.kinds import COMPONENT, DYNAMO_COMPONENT, OPTIONAL_KINDS
 from manager.app.reconcilers.component_deployment.reconciler import (
+    LATER,
     ComponentDeploymentReconciler,
     ComponentKinds,
 )
@@ -104,8 +105,7 @@ async def test_while_other_pods_wait_to_be_made_a_pass_makes_only_the_workload()
 
     assert client.applied == ["Deployment/web"]
     assert client.statuses == []
-    assert isinstance(result, Result) and result.priority == LOW_PRIORITY
-    assert result.requeue_after
+    assert result == Result(requeue_after=LATER, priority=LOW_PRIORITY)
 
 
 async def test_the_low_priority_pass_does_the_rest_even_while_pod_work_waits() -> None:
