@@ -13,7 +13,8 @@ priority queue has them.
 Two collections carry those rules: `dirty` maps every item that needs processing (queued or
 waiting for its current processing to finish) to its priority, and `processing` holds the items
 workers hold now. Each priority has its own FIFO; an item that moved up leaves a stale entry
-behind in its old FIFO, skipped when it comes to the front. After
+behind in its old FIFO, skipped when it comes to the front (unless the item is queued at that
+priority again by then: it is taken there, a little ahead of its turn, and never twice). After
 `shut_down` the queue refuses new items but still hands out the ones already queued, as
 client-go does; `get` raises `QueueShutDown` once none are left.
 """

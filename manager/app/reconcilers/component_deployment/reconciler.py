@@ -13,9 +13,9 @@ it once if it changed, and emit an Event only on a transition.
 Pods first: while other components' (or graphs') pod-making work is queued, a pass taken at
 the default priority applies the discovery account and the workload only, and leaves the rest
 (Services, routing, autoscaling, deletions, status) to a pass at `LOW_PRIORITY`, which the
-queue hands out once nothing more urgent waits. Across hundreds of graphs converging, every
-Deployment exists before the first Service is written; a lone component does it all in one
-pass.
+queue hands out once nothing more urgent waits. Across hundreds of graphs converging, the
+Deployments are written ahead of the Services and statuses of every graph; a lone component
+does it all in one pass.
 """
 
 from __future__ import annotations
