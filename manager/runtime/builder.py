@@ -6,12 +6,11 @@
 (at `LOW_PRIORITY` for a child added or changed: see `manager.runtime.handler`),
 `watches(kind, mapper)` enqueues whatever the mapper returns (at the `priority` given); mappers
 get the cache's reader (`Mapper`), e.g. to find the objects an EndpointSlice or a Lease
-concerns. Per-watch predicates
-filter that watch only; `with_event_filter` filters every watch. Informers come from the
-manager's cache, one per kind with the options registered for it (`Cache.register`), so watches
-of the same kind by several controllers and the reconcilers' reads share one list+watch. The
-builder only composes `Controller`, `EnqueueHandler` and the cache: anything it does can be
-written by hand.
+concerns. Per-watch predicates filter that watch only; `with_event_filter` filters every watch.
+Informers come from the manager's cache, one per kind with the options registered for it
+(`Cache.register`), so watches of the same kind by several controllers and the reconcilers'
+reads share one list+watch. The builder only composes `Controller`, `EnqueueHandler` and the
+cache: anything it does can be written by hand.
 """
 
 from __future__ import annotations

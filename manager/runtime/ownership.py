@@ -139,7 +139,7 @@ async def sync_children(
         return changes
     metadata = owner["metadata"]
     namespace, owner_uid = metadata.get("namespace"), metadata["uid"]
-    wanted = {(kind, name) for kind, name in changes.applied}
+    wanted = set(changes.applied)
     for kind in child_kinds:
         if not reader.has_synced(kind):
             continue
