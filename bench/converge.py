@@ -5,9 +5,9 @@ waited for) after each run:
 
 * floor: no operator. A bare client (`RestClient`, `--concurrency` graphs in flight) creates the
   N DynamoGraphDeployments and exactly the objects the operator would create for them
-  (`dynamo_operator.render.render_objects`: per graph its discovery ServiceAccount and its
-  RoleBinding to the ClusterRole the chart installs (`--discovery-role-per-graph`: and a Role of
-  its own, as namespace-restricted installs have), per service a DCD, its Deployment and
+  (`dynamo_operator.render.render_objects`: once, the namespace's discovery ServiceAccount and
+  its RoleBinding to the ClusterRole the chart installs (`--discovery-own-role`: and a Role
+  of its own, as namespace-restricted installs have); per service a DCD, its Deployment and
   Service), each child with its owner's uid, then waits until every Deployment is available.
 * operator: `dynamo-operator run` as a process, as users run it (`--max-concurrent-reconciles
   --workers`, `LOG_LEVEL=info` to a file), started fresh; the same client creates the N graphs and
@@ -97,15 +97,16 @@ DISCOVERY_CLUSTER_ROLE = "dynamo-operator-k8s-service-discovery"
 """The ClusterRole the chart installs cluster-wide (its default) and names to the operator."""
 
 
-def operator_settings(role_per_graph: bool) -> OperatorSettings:
+def operator_settings(own_role: bool) -> OperatorSettings:
     """What `dynamo-operator run` renders on this cluster: no LeaderWorkerSet, Volcano or
-    Istio; graphs' discovery accounts bound to the chart's ClusterRole, or with
-    `--discovery-role-per-graph` a Role each (namespace-restricted installs, upstream)."""
-    cluster_role = None if role_per_graph else DISCOVERY_CLUSTER_ROLE
+    Istio; the namespace's discovery account bound to the chart's ClusterRole, or with
+    `--discovery-own-role` to a Role of its own (namespace-restricted installs)."""
+    cluster_role = None if own_role else DISCOVERY_CLUSTER_ROLE
     return OperatorSettings(available_apis=frozenset(), discovery_cluster_role_name=cluster_role)
 
 
 FIELD_MANAGER = "bench"
+ACCESS_KINDS = frozenset({"ServiceAccount", "Role", "RoleBinding"})
 PODS_PER_NODE = 110
 SAMPLE_SECONDS = 5.0
 
@@ -363,17 +364,16 @@ async def create_floor_graph(
     *,
     apply: bool = False,
 ) -> None:
-    """The graph, then its DCDs, then their children: each owned by the uid its owner got.
-    `apply`: write the DCDs and children with server-side apply instead of POST, as the
-    operator does (to tell the cost of apply from the operator's own)."""
+    """The graph, then its DCDs, then their children: each owned by the uid its owner got (the
+    namespace's discovery account is `create_floor_access`'s). `apply`: write the DCDs and
+    children with server-side apply instead of POST, as the operator does (to tell the cost of
+    apply from the operator's own)."""
     namespace = graph["metadata"]["namespace"]
     objects = render_objects([graph], settings, default_namespace=namespace).objects
     components: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
-    access: list[dict[str, Any]] = []  # the graph's discovery account, its RoleBinding (Role)
     for obj in objects:
         if not components and obj["kind"] != COMPONENT.kind:
-            access.append(obj)
-            continue
+            continue  # the namespace's discovery account, its RoleBinding (Role)
         if obj["kind"] == COMPONENT.kind:
             components.append((obj, []))
         else:
@@ -391,17 +391,22 @@ async def create_floor_graph(
             for child in children:
                 tg.start_soon(write, kinds.kind_of(child), owned_by(child, created))
 
-    async def create_access(account: dict[str, Any], *owned: dict[str, Any]) -> None:
-        created = await write(kinds.kind_of(account), owned_by(account, owner))
-        async with anyio.create_task_group() as tg:
-            for obj in owned:
-                tg.start_soon(write, kinds.kind_of(obj), owned_by(obj, created))
-
     async with anyio.create_task_group() as tg:
-        if access:
-            tg.start_soon(create_access, *access)
         for dcd, children in components:
             tg.start_soon(create_component, dcd, children)
+
+
+async def create_floor_access(
+    rest: RestClient, kinds: KindRegistry, graph: dict[str, Any], settings: OperatorSettings
+) -> None:
+    """What `render` makes once for a namespace's graphs: the discovery account (owned by no
+    graph), then its RoleBinding (and Role), owned by it."""
+    namespace = graph["metadata"]["namespace"]
+    objects = render_objects([graph], settings, default_namespace=namespace).objects
+    account, *owned = [obj for obj in objects if obj["kind"] in ACCESS_KINDS]
+    created = await rest.create(kinds.kind_of(account), account, field_manager=FIELD_MANAGER)
+    for obj in owned:
+        await rest.create(kinds.kind_of(obj), owned_by(obj, created), field_manager=FIELD_MANAGER)
 
 
 def owned_by(obj: dict[str, Any], owner: dict[str, Any]) -> dict[str, Any]:
@@ -424,6 +429,7 @@ async def run_floor(rest: RestClient, n: int, args: argparse.Namespace) -> dict[
         started = deployments.started = time.perf_counter()
         tg.start_soon(timeline.sample, started, [deployments], None)
         before = of_families(REGISTRY.collect())
+        await create_floor_access(rest, kinds, graphs[0], args.settings)
         await for_each(
             graphs,
             lambda graph: create_floor_graph(
@@ -457,6 +463,7 @@ async def warm_up(rest: RestClient, settings: OperatorSettings) -> None:
     namespace = await create_namespace(rest, "converge-warm-up")
     kinds = KindRegistry()
     kinds.add(COMPONENT)
+    await create_floor_access(rest, kinds, bench_graph("g-0000", namespace), settings)
     for index in range(2):
         await create_floor_graph(rest, kinds, bench_graph(f"g-{index:04d}", namespace), settings)
     await delete_namespace(rest, namespace)
@@ -664,7 +671,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, float]:
         "workers": args.workers,
         "concurrency": args.concurrency,
         "floor_apply": int(args.floor_apply),
-        "discovery_role_per_graph": int(args.discovery_role_per_graph),
+        "discovery_own_role": int(args.discovery_own_role),
     }
     with kubeconfig() as path, crds_served(path):
         api = await kr8s.asyncio.api(kubeconfig=str(path))
@@ -739,12 +746,12 @@ def main() -> None:
         "--rounds", type=int, default=1, help="floor and operator runs per N; the median counts"
     )
     parser.add_argument(
-        "--discovery-role-per-graph",
+        "--discovery-own-role",
         action="store_true",
-        help="a discovery Role per graph, as restricted installs have, not the ClusterRole",
+        help="the discovery account's own Role, as restricted installs have, not the ClusterRole",
     )
     args = parser.parse_args()
-    args.settings = operator_settings(args.discovery_role_per_graph)
+    args.settings = operator_settings(args.discovery_own_role)
     args.log_dir = Path(args.log_dir or tempfile.mkdtemp(prefix="bench-converge-logs-"))
     args.log_dir.mkdir(parents=True, exist_ok=True)
     figures = anyio.run(main_async, args)

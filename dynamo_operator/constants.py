@@ -107,11 +107,15 @@ class Env:
 MAIN_CONTAINER_NAME: Final = "main"
 TERMINATION_GRACE_PERIOD_SECONDS: Final = 60
 PLANNER_SERVICE_ACCOUNT_NAME: Final = "planner-serviceaccount"
+DISCOVERY_ACCOUNT_NAME: Final = "dynamo-k8s-discovery"
+"""With Kubernetes discovery, the components of a namespace run as ``dynamo-k8s-discovery``, with
+a RoleBinding (and, without a discovery ClusterRole, a Role) of that name plus ``-binding`` (and
+``-role``): Dynamo's processes find each other through the API server. No graph name ends in it
+(`DISCOVERY_ACCOUNT_SUFFIX`), so it never collides with an account of one graph."""
 DISCOVERY_ACCOUNT_SUFFIX: Final = "-k8s-service-discovery"
-"""With Kubernetes discovery, a graph's components run as ``<graph>-k8s-service-discovery`` (a
-standalone component as ``<component>-k8s-service-discovery``), with a Role and RoleBinding of
-that name plus ``-role`` and ``-binding``: Dynamo's processes find each other through the API
-server. The upstream operator's names."""
+"""The account of one graph, ``<graph>-k8s-service-discovery`` (a standalone component's
+``<component>-k8s-service-discovery``), as the upstream operator and this operator's earlier
+releases made it: components whose pods already run as one keep it (no rollout on upgrade)."""
 
 FRONTEND_DEFAULT_COMMAND: Final = ("python3",)
 FRONTEND_DEFAULT_ARGS: Final = ("-m", "dynamo.frontend")

@@ -5,9 +5,9 @@ DynamoGraphDeployment yields its PVCs and DynamoComponentDeployments, and each D
 given) yields its Deployment or LeaderWorkerSets, Service, Ingress or VirtualService and autoscaler.
 Secrets of type ``kubernetes.io/dockerconfigjson`` among the documents feed pull-secret discovery.
 With Kubernetes discovery (the operator's, or a component's own annotation), the account the pods
-of each graph (or standalone component) run as, owned by it, comes first with its RoleBinding (to
-``discovery_cluster_role_name`` when the settings have one, else to a Role of its own, which comes
-too). Then documents in input order: for each
+of each namespace run as comes first with its RoleBinding (to ``discovery_cluster_role_name`` when
+the settings have one, else to a Role of its own, which comes too). Then documents in input
+order: for each
 graph the planner's ServiceAccount (and its RoleBinding when a ``planner_cluster_role_name`` is
 given) if it has a planner, its PVCs, then per component (sorted by name) the DCD followed by its
 children. What several graphs share (the planner's account, a base model's headless Service)
@@ -40,7 +40,6 @@ from dynamo_operator.builders import (
     build_model_service_owners,
     build_persistent_volume_claims,
     build_planner_access,
-    discovery_owner,
     uses_kubernetes_discovery,
 )
 from dynamo_operator.errors import RenderError
@@ -187,16 +186,11 @@ def render_objects(
 def _discovery_access(
     components: Iterable[Mapping[str, Any]], default_namespace: str, cluster_role_name: str | None
 ) -> list[dict[str, Any]]:
-    """The discovery account of each graph (or standalone component) among the documents, owned
-    by it, and the account's RoleBinding (and Role, without ``cluster_role_name``)."""
+    """The discovery account of each namespace among the documents' components, and the
+    account's RoleBinding (and Role, without ``cluster_role_name``)."""
     objects: list[dict[str, Any]] = []
-    seen: set[tuple[str, str]] = set()
-    for dcd in components:
-        namespace = dcd["metadata"].get("namespace") or default_namespace
-        owner = discovery_owner(dcd)
-        if not owner.get("name") or (namespace, owner["name"]) in seen:
-            continue  # a nameless document's pods run as the namespace default
-        seen.add((namespace, owner["name"]))
-        account = build_discovery_service_account(namespace, owner)
+    namespaces = {dcd["metadata"].get("namespace") or default_namespace for dcd in components}
+    for namespace in sorted(namespaces):
+        account = build_discovery_service_account(namespace)
         objects += [account, *build_discovery_access(namespace, account, cluster_role_name)]
     return objects

@@ -6,13 +6,15 @@ One entry per build, each taking a validated model and a ``BuildContext``:
 ``build_component_deployments(dgd, context)``, ``build_persistent_volume_claims(dgd, context)`` and
 ``build_component_children(dcd, context)``; the planner's ServiceAccount and RoleBinding, shared
 by the graphs of a namespace, come from ``build_planner_access(dgd, namespace, role_name)``, and
-the Kubernetes-discovery account a graph's components run as from
-``build_discovery_service_account`` (one per graph, owned by it) and ``build_discovery_access``
-(its RoleBinding to the chart's ClusterRole, or its own Role and RoleBinding; owned by the
-account). A base model's headless Service is shared by the components serving it: its owners
-come from ``build_model_service_owners(dcds)`` (handed to the builders in the context; the operator
-hands it only the co-owners, found by ``model_service_key``), and
-``build_shared_model_service`` rebuilds it for the owners left when one stops serving the model.
+the Kubernetes-discovery account a namespace's components run as from
+``build_discovery_service_account`` (one per namespace, owned by no graph; an earlier release's
+account of one graph that live pods run as is kept: ``kept_discovery_account``,
+``build_kept_discovery_account``) and ``build_discovery_access`` (its RoleBinding to the chart's
+ClusterRole, or its own Role and RoleBinding; owned by the account). A base model's headless
+Service is shared by the components serving it: its owners come from
+``build_model_service_owners(dcds)`` (handed to the builders in the context; the operator hands
+it only the co-owners, found by ``model_service_key``), and ``build_shared_model_service``
+rebuilds it for the owners left when one stops serving the model.
 Internally the builders read a wire-form view of the object (``component.py``, ``graph.py``).
 """
 
@@ -57,10 +59,12 @@ from dynamo_operator.builders.service_account import (
     DISCOVERY_RULES,
     build_discovery_access,
     build_discovery_service_account,
+    build_kept_discovery_account,
     build_planner_access,
     discovery_account_name,
     discovery_owner,
     discovery_role_name,
+    kept_discovery_account,
 )
 
 __all__ = [
@@ -78,6 +82,7 @@ __all__ = [
     "build_component_deployments",
     "build_discovery_access",
     "build_discovery_service_account",
+    "build_kept_discovery_account",
     "build_model_service_owners",
     "build_persistent_volume_claims",
     "build_planner_access",
@@ -93,6 +98,7 @@ __all__ = [
     "discovery_role_name",
     "find_launch",
     "gpus_per_node",
+    "kept_discovery_account",
     "merge_env",
     "model_service_key",
     "scaled_service",

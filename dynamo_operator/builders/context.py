@@ -31,3 +31,6 @@ class BuildContext:
     model_service_owners: ModelServiceOwners = field(default_factory=dict)
     """The components sharing each base model's headless Service; a component missing from it
     (none given) owns its model Service alone."""
+    kept_discovery_account: str | None = None
+    """The account of one graph that the built component's live pods run as
+    (``kept_discovery_account``): they keep it rather than roll to the namespace's."""

@@ -1,7 +1,7 @@
 """The pod template of a component (Deployment) or of one role of a multinode group (LWS).
 
 Base pod spec (grace period 60 s, restartPolicy Always, the component's service account: the
-planner's, else with Kubernetes discovery its graph's discovery account), then
+planner's, else with Kubernetes discovery its namespace's discovery account), then
 ``extraPodSpec`` merged over it (user wins), ``securityContext: {fsGroup: 1000}`` unless the user
 gives a security context (kept whole, as upstream does), then what the operator adds on top:
 volumes merged by name, shared memory replacing any user volume of that name, the main container
@@ -22,10 +22,7 @@ from dynamo_operator.builders.labels import pod_annotations, pod_labels
 from dynamo_operator.builders.merge import JsonDict, copy_json, deep_merge, merge_named
 from dynamo_operator.builders.model_service import serving_pod_metadata
 from dynamo_operator.builders.multinode import Role, multinode_pod_volumes
-from dynamo_operator.builders.service_account import (
-    component_service_account,
-    discovery_owner_name,
-)
+from dynamo_operator.builders.service_account import component_service_account
 from dynamo_operator.builders.volumes import (
     build_persistent_volume_mounts,
     shared_memory_size,
@@ -50,7 +47,7 @@ def _base_pod_spec(component: Component, context: BuildContext) -> JsonDict:
     service_account = component_service_account(
         component.component_type,
         component_discovery_backend(component.annotations, context.settings),
-        discovery_owner_name(component.name, component.owner_references),
+        context.kept_discovery_account,
     )
     if service_account:
         spec["serviceAccountName"] = service_account

@@ -2,17 +2,22 @@
 
 Planners scale the graph through the Kubernetes API, so their pods run as
 ``planner-serviceaccount``, which the cluster binds to the planner's role. With Kubernetes
-discovery every other component runs as its graph's discovery account,
-``<graph>-k8s-service-discovery`` (a standalone component's own, ``<component>-...``), allowed
-exactly what Dynamo's runtime asks of the API server (publish its DynamoWorkerMetadata, watch the
-others' and the EndpointSlices that say which are ready); with etcd discovery, as its
-namespace's default. One account per graph, owned by it, as the upstream operator has it: an
-account shared by a namespace's graphs and owned by each grew with every graph (a namespace of
-2,000 graphs rewrote an account of 2,000 owner references 2,000 times). A
-``serviceAccountName`` in ``extraPodSpec`` always wins. The rule is asked in two places: a graph
-forces it into its planner DCDs (``extraPodSpec.serviceAccountName``, as the upstream operator
-does), and the pod template defaults it for a planner DCD written directly, where the user's
-``extraPodSpec`` may still override it.
+discovery every other component runs as its namespace's discovery account,
+``dynamo-k8s-discovery``, allowed exactly what Dynamo's runtime asks of the API server (publish
+its DynamoWorkerMetadata, watch the others' and the EndpointSlices that say which are ready);
+with etcd discovery, as its namespace's default. Like the planner's account it is shared by the
+namespace's graphs, so no graph owns it (an account owned by each of them grew with every graph:
+a namespace of 2,000 graphs rewrote an account of 2,000 owner references 2,000 times) and it
+outlives them, as the namespace's default account does. One account per namespace instead of
+one per graph (as upstream has it) is two objects fewer to write per graph.
+
+Earlier releases made one account per graph, ``<graph>-k8s-service-discovery``, owned by it: a
+component whose live pods run as it keeps it (``kept_discovery_account``), so upgrading the
+operator rolls no pod; it goes with its graph. A ``serviceAccountName`` in ``extraPodSpec``
+always wins. The rule is asked in two places: a graph forces it into its planner DCDs
+(``extraPodSpec.serviceAccountName``, as the upstream operator does), and the pod template
+defaults it for a planner DCD written directly, where the user's ``extraPodSpec`` may still
+override it.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from dynamo_operator.api import GROUP, KIND_GRAPH_DEPLOYMENT, DynamoGraphDeploym
 from dynamo_operator.api.constants import ComponentType
 from dynamo_operator.builders.merge import JsonDict, copy_json
 from dynamo_operator.constants import (
+    DISCOVERY_ACCOUNT_NAME,
     DISCOVERY_ACCOUNT_SUFFIX,
     MANAGED_BY_OPERATOR,
     PLANNER_SERVICE_ACCOUNT_NAME,
@@ -33,22 +39,51 @@ from dynamo_operator.settings import DiscoveryBackend
 
 
 def discovery_account_name(owner_name: str) -> str:
-    """The discovery account of a graph (or standalone component) named ``owner_name``."""
+    """The discovery account earlier releases made for a graph (or standalone component) named
+    ``owner_name``."""
     return f"{owner_name}{DISCOVERY_ACCOUNT_SUFFIX}"
 
 
 def component_service_account(
     component_type: str | None,
     discovery_backend: DiscoveryBackend | None = None,
-    discovery_owner_name: str | None = None,
+    kept_discovery_account: str | None = None,
 ) -> str | None:
     """The service account a component of this type runs as, or None for the namespace default.
-    Without ``discovery_backend``: only what the type requires (the planner's account)."""
+    Without ``discovery_backend``: only what the type requires (the planner's account). With
+    Kubernetes discovery: ``kept_discovery_account`` when given, else the namespace's."""
     if component_type == ComponentType.PLANNER:
         return PLANNER_SERVICE_ACCOUNT_NAME
-    if discovery_backend == "kubernetes" and discovery_owner_name:
-        return discovery_account_name(discovery_owner_name)
+    if discovery_backend == "kubernetes":
+        return kept_discovery_account or DISCOVERY_ACCOUNT_NAME
     return None
+
+
+def kept_discovery_account(
+    dcd: Mapping[str, Any], workloads: Iterable[Mapping[str, Any]]
+) -> str | None:
+    """The account of one graph an earlier release made for ``dcd`` (wire form), when the pod
+    templates of its live ``workloads`` run as it: kept, so that the upgrade rolls no pod. A
+    workload made again runs as the namespace's account."""
+    metadata = dcd["metadata"]
+    owner = discovery_owner_name(metadata["name"], metadata.get("ownerReferences") or ())
+    account = discovery_account_name(owner)
+    running = {name for workload in workloads for name in _service_account_names(workload)}
+    return account if account in running else None
+
+
+def _service_account_names(obj: Any) -> Iterable[str]:
+    """Every ``serviceAccountName`` in a workload: a Deployment's one pod template, a
+    LeaderWorkerSet's leader and worker templates."""
+    if isinstance(obj, Mapping):
+        for key, value in obj.items():
+            if key == "serviceAccountName" and isinstance(value, str):
+                yield value
+            else:
+                yield from _service_account_names(value)
+    elif isinstance(obj, list):
+        for item in obj:
+            yield from _service_account_names(item)
 
 
 DISCOVERY_RULES: tuple[JsonDict, ...] = (
@@ -69,17 +104,23 @@ worker was refused without it); the frontend lists and watches them and the Endp
 discoverable Services."""
 
 
-def build_discovery_service_account(namespace: str, owner: Mapping[str, Any]) -> JsonDict:
-    """The discovery account of ``owner`` (``discovery_owner``), owned by it so it goes with
-    it."""
+def build_discovery_service_account(namespace: str) -> JsonDict:
+    """The discovery account of ``namespace``, owned by no graph (it serves them all)."""
+    metadata = _managed_metadata(namespace, DISCOVERY_ACCOUNT_NAME)
+    return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata}
+
+
+def build_kept_discovery_account(namespace: str, owner: Mapping[str, Any]) -> JsonDict:
+    """The account of one graph (``kept_discovery_account``) of ``owner`` (``discovery_owner``),
+    owned by it so it goes with it."""
     metadata = _managed_metadata(namespace, discovery_account_name(str(owner["name"])))
     metadata["ownerReferences"] = [dict(owner)]
     return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata}
 
 
 def discovery_owner(dcd: Mapping[str, Any]) -> JsonDict:
-    """Who owns the discovery account for a component: its graph (its controller), or the
-    component itself when it has none. ``uid`` only when known (``render`` knows none)."""
+    """Who owns the kept account of one graph for a component: its graph (its controller), or
+    the component itself when it has none."""
     metadata = dcd["metadata"]
     graph = _controlling_graph(metadata.get("ownerReferences") or ())
     if graph is not None:

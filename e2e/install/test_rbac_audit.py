@@ -524,13 +524,10 @@ async def gone(world: World, kind: ResourceKind, count: int) -> None:
     await eventually(f"at most {count} {kind.kind} in {world.namespace}", probe, within=60)
 
 
-async def leave_a_role_per_graph(world: World, graph: str) -> str:
-    """The discovery account of `graph` with the Role and RoleBinding an operator run without a
+async def leave_an_own_role(world: World) -> str:
+    """The namespace's discovery account with the Role and RoleBinding an operator run without a
     discovery ClusterRole gave it (before an upgrade); its name."""
-    owner = {"apiVersion": GRAPH.api_version, "kind": GRAPH.kind, "name": graph}
-    account = build_discovery_service_account(world.namespace, owner)
-    del account["metadata"]["ownerReferences"]  # the graph is not made yet
-    created = await world.create(SERVICE_ACCOUNT, account)
+    created = await world.create(SERVICE_ACCOUNT, build_discovery_service_account(world.namespace))
     for obj in build_discovery_access(world.namespace, created):
         await world.create(RBAC_KINDS[obj["kind"]], obj)
     return str(created["metadata"]["name"])
@@ -550,7 +547,7 @@ async def drive(world: World, store: ApiStore, *, cluster_wide: bool) -> None:
     await world.create(SECRET, pull_secret("registry-credentials"))
     graph = every_child_graph("every-child")
     if cluster_wide:  # an upgrade from a run without the discovery ClusterRole
-        account = await leave_a_role_per_graph(world, "every-child")
+        account = await leave_an_own_role(world)
     await world.create(GRAPH, graph)
     if cluster_wide:
         await rebound_to_the_cluster_role(world, account)

@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from dynamo_operator.constants import Ports
+from dynamo_operator.constants import DISCOVERY_ACCOUNT_NAME, Ports
 from e2e.localcluster import condition, ensure_binaries, is_condition_true, rss_bytes, wait_for
 from e2e.localcluster.controlplane.audit import read_audit_events, verbs_needed
 from e2e.localcluster.ports import free_port
@@ -63,7 +63,8 @@ from e2e.support.real_node import RealNodeCluster, running_real_node
 pytestmark = [pytest.mark.e2e, pytest.mark.local_control_plane]
 
 ADAPTER = "tiny-adapter"
-DISCOVERY_SUFFIX = "-k8s-service-discovery"
+DISCOVERY_CLUSTER_ROLE = f"{RELEASE}-k8s-service-discovery"
+"""The chart's ClusterRole every namespace's discovery account is bound to."""
 
 
 @dataclass
@@ -344,17 +345,15 @@ def test_the_same_graph_serves_with_etcd_discovery(
 def test_the_discovery_cluster_role_grants_exactly_what_the_pods_used(
     serving: Serving, real_node: RealNodeCluster
 ) -> None:
-    """Every request the graphs' pods made as their graph's discovery account (through every
+    """Every request the graphs' pods made as their namespace's discovery account (through every
     test above: starts, scaling, rollouts, restarts, stops) was allowed, and every verb the
-    chart's discovery ClusterRole (every graph's account is bound to it) grants was used by one
-    of them."""
-    accounts = f"system:serviceaccount:{serving.namespace}:"
+    chart's discovery ClusterRole (the account is bound to it) grants was used by one of
+    them."""
+    account = f"system:serviceaccount:{serving.namespace}:{DISCOVERY_ACCOUNT_NAME}"
     requests = {
         event["auditID"]: event
         for event in read_audit_events(real_node.cluster.audit_log)
-        if event["user"]["username"].startswith(accounts)
-        and event["user"]["username"].endswith(DISCOVERY_SUFFIX)
-        and event.get("objectRef")
+        if event["user"]["username"] == account and event.get("objectRef")
     }
     refused = sorted(
         {
@@ -373,14 +372,14 @@ def test_the_discovery_cluster_role_grants_exactly_what_the_pods_used(
     role_refs = {
         (b["roleRef"]["kind"], b["roleRef"]["name"])
         for b in bindings
-        if b["metadata"]["name"].endswith(f"{DISCOVERY_SUFFIX}-binding")
+        if b["metadata"]["name"] == f"{DISCOVERY_ACCOUNT_NAME}-binding"
     }
-    # Installed cluster-wide by the chart: every graph's account is bound to its ClusterRole.
-    assert role_refs == {("ClusterRole", f"{RELEASE}{DISCOVERY_SUFFIX}")}, role_refs
+    # Installed cluster-wide by the chart: the namespace's account is bound to its ClusterRole.
+    assert role_refs == {("ClusterRole", DISCOVERY_CLUSTER_ROLE)}, role_refs
     [(_, cluster_role)] = role_refs
     role = serving.admin.get(f"{rbac}/clusterroles/{cluster_role}")
     roles = serving.admin.get(f"{rbac}/namespaces/{serving.namespace}/roles")["items"]
-    assert not [r for r in roles if DISCOVERY_SUFFIX in r["metadata"]["name"]]
+    assert not [r for r in roles if DISCOVERY_ACCOUNT_NAME in r["metadata"]["name"]]
     granted = {
         (verb, group, resource)
         for rule in role["rules"]

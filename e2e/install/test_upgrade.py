@@ -5,10 +5,11 @@ is installed from its own charts with its own image, built from this repository'
 runs the graphs a user of it had (its own sample, and a small graph). Then both charts are upgraded
 as the README says, to this tree's charts and image. The new operator adopts every child the old
 one made: a child whose rendered contract is the same in both releases gets no write to its spec
-or metadata (a component's status still follows pods that a changed Deployment rolls); one whose
-contract changed is updated in place (same uid), never recreated; the graphs stay successful
-and are readable at ``nvidia.com/v1beta1``, which the old CRDs did not serve; a rollout strategy the
-old release ignored takes effect.
+or metadata (a component's status still follows pods that a changed Deployment rolls; running
+pods keep the account of one graph the old release gave them, where the new one gives a new
+graph its namespace's account); one whose contract changed is updated in place (same uid), never
+recreated; the graphs stay successful and are readable at ``nvidia.com/v1beta1``, which the old
+CRDs did not serve; a rollout strategy the old release ignored takes effect.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from dynamo_operator.constants import DISCOVERY_ACCOUNT_NAME, DISCOVERY_ACCOUNT_SUFFIX
 from e2e.support.chart import CRD_CHART, OPERATOR_CHART
 from e2e.support.graphs import is_converged, load_graph, persistent_volume, small_graph
 from e2e.support.helm_install import (
@@ -92,6 +94,10 @@ def test_an_upgrade_from_the_previous_release_writes_only_what_the_new_contract_
     assert after.keys() == before.keys()
     recreated = [key for key in before if _uid(before[key]) != _uid(after[key])]
     assert not recreated, f"recreated by the upgrade: {recreated}"
+    # New graphs share their namespace's discovery account; running pods keep their graph's.
+    assert _accounts(after) == _accounts(before)
+    discovery = {a for a in _accounts(before).values() if a and DISCOVERY_ACCOUNT_SUFFIX in a}
+    assert discovery == {f"{g['metadata']['name']}{DISCOVERY_ACCOUNT_SUFFIX}" for g in graphs}
     contract_changed = _contract_changes(previous, graphs, namespace)
     children = [key for key in before if not key.startswith(GRAPH.plural + "/")]
     written = {key for key in children if _intent(before[key]) != _intent(after[key])}
@@ -112,16 +118,39 @@ def test_an_upgrade_from_the_previous_release_writes_only_what_the_new_contract_
 
 
 def _contract_changes(previous: Path, graphs: list[dict[str, Any]], namespace: str) -> set[str]:
-    """The children whose rendered object differs between the two releases' code."""
+    """The children whose rendered object differs between the two releases' code, but for the
+    discovery account a workload runs as (rendered for a new graph: the running pods keep
+    theirs, asserted apart)."""
     old, new = (
         {
-            f"{_RESOURCES[obj['kind']]}/{obj['metadata']['name']}": obj
+            f"{_RESOURCES[obj['kind']]}/{obj['metadata']['name']}": _without_discovery_account(obj)
             for obj in render(tree, graphs, "--namespace", namespace)
             if obj["kind"] in _RESOURCES
         }
         for tree in (previous, Path(__file__).resolve().parents[2])
     )
     return {key for key in old.keys() | new.keys() if old.get(key) != new.get(key)}
+
+
+def _without_discovery_account(obj: dict[str, Any]) -> dict[str, Any]:
+    if obj["kind"] != "Deployment":
+        return obj
+    pod = obj["spec"]["template"]["spec"]
+    account = pod.get("serviceAccountName", "")
+    if account == DISCOVERY_ACCOUNT_NAME or account.endswith(DISCOVERY_ACCOUNT_SUFFIX):
+        pod = {key: value for key, value in pod.items() if key != "serviceAccountName"}
+        template = {**obj["spec"]["template"], "spec": pod}
+        return {**obj, "spec": {**obj["spec"], "template": template}}
+    return obj
+
+
+def _accounts(workloads: dict[str, dict[str, Any]]) -> dict[str, str | None]:
+    """The account each Deployment's pods run as."""
+    return {
+        key: obj["spec"]["template"]["spec"].get("serviceAccountName")
+        for key, obj in workloads.items()
+        if key.startswith("deployments/")
+    }
 
 
 def _uid(obj: dict[str, Any]) -> str:

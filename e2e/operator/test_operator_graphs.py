@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from dynamo_operator.constants import DISCOVERY_ACCOUNT_NAME
 from e2e.localcluster import condition, is_condition_true
 from e2e.support import kwok_only
 from e2e.support.graphs import (
@@ -199,43 +200,43 @@ async def test_deleting_the_sample_graph_collects_its_children_and_keeps_the_cla
 
 
 @kwok_only.PODS_READY
-async def test_each_graph_has_its_own_discovery_access_and_it_goes_with_the_graph(
+async def test_the_graphs_of_a_namespace_share_one_discovery_account_that_outlives_them(
     world: World,
 ) -> None:
-    """Kubernetes discovery (the operator runs without --etcdAddr): each graph's pods run as
-    `<graph>-k8s-service-discovery`, owned by the graph and allowed exactly what Dynamo's runtime
-    asks, in the namespace; a user's own account is kept; a graph's account goes with it and
-    the other graph's stays."""
+    """Kubernetes discovery (the operator runs without --etcdAddr): every graph's pods run as
+    the namespace's `dynamo-k8s-discovery`, owned by no graph and allowed exactly what Dynamo's
+    runtime asks, in the namespace; a user's own account is kept; deleting a graph leaves the
+    account to the others."""
     own_account = small_graph("own-account")
     worker = own_account["spec"]["services"]["VllmWorker"]
     worker["extraPodSpec"]["serviceAccountName"] = "my-account"
     await world.create(GRAPH, small_graph("first"))
     await world.create(GRAPH, own_account)
-    first, second = await world.all_converged(["first", "own-account"])
+    await world.all_converged(["first", "own-account"])
 
-    for graph in (first, second):
-        name = graph["metadata"]["name"]
-        account = await world.get(SERVICE_ACCOUNT, discovery(name))
-        assert account is not None
-        assert [ref["uid"] for ref in account["metadata"]["ownerReferences"]] == [
-            graph["metadata"]["uid"]
+    account = await world.get(SERVICE_ACCOUNT, DISCOVERY_ACCOUNT_NAME)
+    assert account is not None
+    assert not account["metadata"].get("ownerReferences")
+    role = await world.get(ROLE, f"{DISCOVERY_ACCOUNT_NAME}-role")
+    binding = await world.get(ROLE_BINDING, f"{DISCOVERY_ACCOUNT_NAME}-binding")
+    assert role is not None
+    assert binding is not None
+    assert sorted((tuple(r["resources"]), tuple(r["verbs"])) for r in role["rules"]) == [
+        (("dynamoworkermetadatas",), ("list", "watch", "create", "patch")),
+        (("endpointslices",), ("list", "watch")),
+    ]
+    assert binding["roleRef"]["name"] == f"{DISCOVERY_ACCOUNT_NAME}-role"
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": DISCOVERY_ACCOUNT_NAME, "namespace": world.namespace}
+    ]
+    for obj in (role, binding):
+        assert [ref["uid"] for ref in obj["metadata"]["ownerReferences"]] == [
+            account["metadata"]["uid"]
         ]
-        role = await world.get(ROLE, f"{discovery(name)}-role")
-        binding = await world.get(ROLE_BINDING, f"{discovery(name)}-binding")
-        assert role is not None
-        assert binding is not None
-        assert sorted((tuple(r["resources"]), tuple(r["verbs"])) for r in role["rules"]) == [
-            (("dynamoworkermetadatas",), ("list", "watch", "create", "patch")),
-            (("endpointslices",), ("list", "watch")),
-        ]
-        assert binding["roleRef"]["name"] == f"{discovery(name)}-role"
-        assert binding["subjects"] == [
-            {"kind": "ServiceAccount", "name": discovery(name), "namespace": world.namespace}
-        ]
-        for obj in (role, binding):
-            assert [ref["uid"] for ref in obj["metadata"]["ownerReferences"]] == [
-                account["metadata"]["uid"]
-            ]
+    assert {obj["metadata"]["name"] for obj in await world.list(SERVICE_ACCOUNT)} <= {
+        DISCOVERY_ACCOUNT_NAME,
+        "default",
+    }
     accounts = {
         deployment["metadata"]["name"]: deployment["spec"]["template"]["spec"].get(
             "serviceAccountName"
@@ -243,9 +244,9 @@ async def test_each_graph_has_its_own_discovery_access_and_it_goes_with_the_grap
         for deployment in await world.list(DEPLOYMENT)
     }
     assert accounts == {
-        "first-frontend": discovery("first"),
-        "first-vllmworker": discovery("first"),
-        "own-account-frontend": discovery("own-account"),
+        "first-frontend": DISCOVERY_ACCOUNT_NAME,
+        "first-vllmworker": DISCOVERY_ACCOUNT_NAME,
+        "own-account-frontend": DISCOVERY_ACCOUNT_NAME,
         "own-account-vllmworker": "my-account",
     }
     services = {s["metadata"]["name"]: s["metadata"]["labels"] for s in await world.list(SERVICE)}
@@ -255,24 +256,10 @@ async def test_each_graph_has_its_own_discovery_access_and_it_goes_with_the_grap
 
     await world.delete(GRAPH, "first")
 
-    async def collected(graph: str) -> bool:
-        names = (discovery(graph), f"{discovery(graph)}-role", f"{discovery(graph)}-binding")
-        kinds = (SERVICE_ACCOUNT, ROLE, ROLE_BINDING)
-        return all(
-            [await world.get(kind, name) is None for kind, name in zip(kinds, names, strict=True)]
-        )
+    async def first_collected() -> bool:
+        return not [d for d in await world.names(DEPLOYMENT) if d.startswith("first-")]
 
-    await eventually(
-        "the first graph's account, Role and RoleBinding collected",
-        lambda: collected("first"),
-        within=180,
-    )
-    assert await world.get(SERVICE_ACCOUNT, discovery("own-account")) is not None
-    await world.delete(GRAPH, "own-account")
-    await eventually(
-        "the other graph's collected too", lambda: collected("own-account"), within=180
-    )
-
-
-def discovery(graph: str) -> str:
-    return f"{graph}-k8s-service-discovery"
+    await eventually("the first graph's Deployments collected", first_collected, within=180)
+    kept = await world.get(SERVICE_ACCOUNT, DISCOVERY_ACCOUNT_NAME)
+    assert kept is not None
+    assert kept["metadata"]["uid"] == account["metadata"]["uid"]

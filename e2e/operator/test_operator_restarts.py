@@ -21,6 +21,7 @@ import anyio
 import pytest
 
 from dynamo_operator.builders import DISCOVERY_RULES
+from dynamo_operator.constants import DISCOVERY_ACCOUNT_NAME
 from e2e.support import kwok_only
 from e2e.support.graphs import (
     USER,
@@ -210,10 +211,10 @@ async def discovery_cluster_role(api: Any) -> AsyncIterator[str]:
         await rest.delete(CLUSTER_ROLE, None, name)
 
 
-async def test_a_discovery_cluster_role_given_at_a_restart_replaces_each_graphs_own_role(
+async def test_a_discovery_cluster_role_given_at_a_restart_replaces_the_accounts_own_role(
     world: World, kubeconfig: Path, log_dir: Path, discovery_cluster_role: str
 ) -> None:
-    account = "rebound-k8s-service-discovery"
+    account = DISCOVERY_ACCOUNT_NAME
 
     async def bound_to(kind: str, name: str, role_exists: bool) -> dict[str, Any] | None:
         binding = await world.get(ROLE_BINDING, f"{account}-binding")

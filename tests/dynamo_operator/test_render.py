@@ -129,7 +129,7 @@ def _shared(objects: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[st
     }
 
 
-def test_each_graph_has_its_own_discovery_account_owned_by_it_first() -> None:
+def test_each_namespace_has_one_discovery_account_owned_by_no_graph_first() -> None:
     frontend = {"Frontend": {"componentType": "frontend"}}
     second = {**_graph(frontend), "metadata": {"name": "h"}}
     other = {**_graph(frontend), "metadata": {"name": "g", "namespace": "other"}}
@@ -139,21 +139,19 @@ def test_each_graph_has_its_own_discovery_account_owned_by_it_first() -> None:
     shared = _shared(objects)
     assert [obj["kind"] for obj in objects[:3]] == ["ServiceAccount", "Role", "RoleBinding"]
     assert sorted(shared) == sorted(
-        (kind, namespace, f"{graph}-k8s-service-discovery{suffix}")
+        (kind, namespace, f"dynamo-k8s-discovery{suffix}")
         for kind, suffix in (("Role", "-role"), ("RoleBinding", "-binding"), ("ServiceAccount", ""))
-        for namespace, graph in (("default", "g"), ("default", "h"), ("other", "g"))
+        for namespace in ("default", "other")
     )
-    account = shared["ServiceAccount", "default", "h-k8s-service-discovery"]
-    assert account["metadata"]["ownerReferences"] == [
-        {"apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoGraphDeployment", "name": "h"}
-    ]
-    binding = shared["RoleBinding", "other", "g-k8s-service-discovery-binding"]
+    account = shared["ServiceAccount", "default", "dynamo-k8s-discovery"]
+    assert "ownerReferences" not in account["metadata"]
+    binding = shared["RoleBinding", "other", "dynamo-k8s-discovery-binding"]
     assert binding["metadata"]["ownerReferences"] == [
-        {"apiVersion": "v1", "kind": "ServiceAccount", "name": "g-k8s-service-discovery"}
+        {"apiVersion": "v1", "kind": "ServiceAccount", "name": "dynamo-k8s-discovery"}
     ]
-    assert binding["roleRef"]["name"] == "g-k8s-service-discovery-role"
+    assert binding["roleRef"]["name"] == "dynamo-k8s-discovery-role"
     assert binding["subjects"] == [
-        {"kind": "ServiceAccount", "name": "g-k8s-service-discovery", "namespace": "other"}
+        {"kind": "ServiceAccount", "name": "dynamo-k8s-discovery", "namespace": "other"}
     ]
     pods = {
         (o["metadata"]["namespace"], o["metadata"]["name"]): o["spec"]["template"]["spec"]
@@ -161,13 +159,13 @@ def test_each_graph_has_its_own_discovery_account_owned_by_it_first() -> None:
         if o["kind"] == "Deployment"
     }
     assert {key: pod["serviceAccountName"] for key, pod in pods.items()} == {
-        ("default", "g-frontend"): "g-k8s-service-discovery",
-        ("default", "h-frontend"): "h-k8s-service-discovery",
-        ("other", "g-frontend"): "g-k8s-service-discovery",
+        ("default", "g-frontend"): "dynamo-k8s-discovery",
+        ("default", "h-frontend"): "dynamo-k8s-discovery",
+        ("other", "g-frontend"): "dynamo-k8s-discovery",
     }
 
 
-def test_with_a_discovery_cluster_role_each_account_is_bound_to_it_without_a_role() -> None:
+def test_with_a_discovery_cluster_role_the_account_is_bound_to_it_without_a_role() -> None:
     graph = _graph({"Frontend": {"componentType": "frontend"}})
     settings = OperatorSettings(discovery_cluster_role_name="dynamo-k8s-service-discovery")
 
@@ -176,17 +174,17 @@ def test_with_a_discovery_cluster_role_each_account_is_bound_to_it_without_a_rol
     assert [obj["kind"] for obj in objects[:2]] == ["ServiceAccount", "RoleBinding"]
     assert "Role" not in {obj["kind"] for obj in objects}
     binding = objects[1]
-    assert binding["metadata"]["name"] == "g-k8s-service-discovery-binding"
+    assert binding["metadata"]["name"] == "dynamo-k8s-discovery-binding"
     assert binding["roleRef"] == {
         "apiGroup": "rbac.authorization.k8s.io",
         "kind": "ClusterRole",
         "name": "dynamo-k8s-service-discovery",
     }
     assert binding["subjects"] == [
-        {"kind": "ServiceAccount", "name": "g-k8s-service-discovery", "namespace": "default"}
+        {"kind": "ServiceAccount", "name": "dynamo-k8s-discovery", "namespace": "default"}
     ]
     assert binding["metadata"]["ownerReferences"] == [
-        {"apiVersion": "v1", "kind": "ServiceAccount", "name": "g-k8s-service-discovery"}
+        {"apiVersion": "v1", "kind": "ServiceAccount", "name": "dynamo-k8s-discovery"}
     ]
 
 
@@ -201,7 +199,7 @@ def test_with_etcd_discovery_no_account_is_rendered() -> None:
 def test_a_graph_or_service_choosing_its_discovery_backend_overrides_the_operator() -> None:
     """Upstream's GetDiscoveryBackend: the component's annotation (the service's, else its
     graph's) over the operator's choice; it decides the pod's env and account, the Service's
-    labels and whether the graph's discovery account is rendered."""
+    labels and whether the namespace's discovery account is rendered."""
     annotation = "nvidia.com/dynamo-discovery-backend"
     services = {
         "Frontend": {"componentType": "frontend", "annotations": {annotation: "kubernetes"}},
@@ -226,7 +224,7 @@ def test_a_graph_or_service_choosing_its_discovery_backend_overrides_the_operato
         }
         assert env["g-frontend"]["DYN_DISCOVERY_BACKEND"] == "kubernetes"
         assert "DYN_DISCOVERY_BACKEND" not in env["g-worker"]
-        assert pods["g-frontend"]["serviceAccountName"] == "g-k8s-service-discovery"
+        assert pods["g-frontend"]["serviceAccountName"] == "dynamo-k8s-discovery"
         assert "serviceAccountName" not in pods["g-worker"]
         labels = {
             o["metadata"]["name"]: o["metadata"]["labels"]
@@ -235,7 +233,7 @@ def test_a_graph_or_service_choosing_its_discovery_backend_overrides_the_operato
         }
         assert labels["g-frontend"][annotation] == "kubernetes"
         assert annotation not in labels["g-worker"]
-        assert ("ServiceAccount", "default", "g-k8s-service-discovery") in _shared(objects)
+        assert ("ServiceAccount", "default", "dynamo-k8s-discovery") in _shared(objects)
 
 
 def test_a_planner_gets_its_account_and_the_binding_to_the_given_role() -> None:

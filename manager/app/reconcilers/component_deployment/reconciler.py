@@ -4,7 +4,7 @@ Five steps per pass, each a call: read the DCD from the cache; validate it with 
 validators (the webhook's rules: invalid is terminal until the spec changes); build its children
 with the pure builders (Deployment or LeaderWorkerSets (+ PodGroups), Service, the base model's
 headless Service, Ingress or VirtualService, HPA); apply what differs (first, with Kubernetes
-discovery, the graph's discovery account its pods run as: see `_ensure_discovery_access`) and
+discovery, the namespace's discovery account its pods run as: see `_ensure_discovery_access`) and
 delete children that should no longer exist (a base model's Service is shared by the components
 serving it: the cache's index of components by base model says who they are, and one that stops
 serving it leaves it to the others); derive the status from the cached workloads and pods, write
@@ -33,8 +33,10 @@ from dynamo_operator.builders import (
     build_component_children,
     build_discovery_access,
     build_discovery_service_account,
+    build_kept_discovery_account,
     discovery_owner,
     discovery_role_name,
+    kept_discovery_account,
     uses_kubernetes_discovery,
 )
 from dynamo_operator.constants import Labels
@@ -94,6 +96,8 @@ while many components start, those would be most of the writes (`manager.runtime
 as for graphs). A graph's component waits `PROGRESS_CAP` before its first status says it is on
 its way: its graph reports for it meanwhile (a missing status reads as pending there), and most
 components of graphs starting together get there by then, with one status write each."""
+WORKLOAD_KINDS = frozenset({"Deployment", "LeaderWorkerSet"})
+"""The children that run the component's pods (whose templates say which account they run as)."""
 LATER = 0.1
 """Seconds before the low-priority pass of a component whose pods went first is queued (it
 then waits behind every more urgent key)."""
@@ -188,7 +192,19 @@ class ComponentDeploymentReconciler:
                 self._reader.list(SECRET, dcd["metadata"]["namespace"])
             ),
             model_service_owners=model_service_owners(self._reader, self._kinds.component, dcd),
+            kept_discovery_account=kept_discovery_account(dcd, self._live_workloads(dcd)),
         )
+
+    def _live_workloads(self, dcd: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+        metadata = dcd["metadata"]
+        return [
+            workload
+            for kind in self._kinds.children
+            if kind.kind in WORKLOAD_KINDS and self._reader.has_synced(kind)
+            for workload in self._reader.list(
+                kind, metadata["namespace"], owner_uid=metadata["uid"]
+            )
+        ]
 
     def _pods_first(self) -> bool:
         """Whether this pass makes only pods: it was taken before other pod-making work that
@@ -208,7 +224,7 @@ class ComponentDeploymentReconciler:
         the account and the workload, nothing deleted. None when the namespace is being
         deleted."""
         try:
-            created_access = await self._ensure_discovery_access(dcd, context.settings)
+            created_access = await self._ensure_discovery_access(dcd, context)
         except ApiError as error:
             if is_namespace_terminating(error):
                 return None
@@ -229,21 +245,26 @@ class ComponentDeploymentReconciler:
         return changes
 
     async def _ensure_discovery_access(
-        self, dcd: Mapping[str, Any], settings: OperatorSettings
+        self, dcd: Mapping[str, Any], context: BuildContext
     ) -> list[str]:
         """With Kubernetes discovery (the operator's, or the component's own annotation), the
-        account the component's pods run as, before the pods: its graph's (or its own,
-        standalone), owned by the graph; its RoleBinding (and its Role,
-        without a discovery ClusterRole) owned by it (applied with exactly that owner: a
-        recreated graph's new account replaces the old one's reference). The components of a
-        graph apply each in turns (`SharedObjects`): the first creates it, the others find it,
-        even while the cache lags. What was created, as `Kind/name`."""
+        account the component's pods run as, before the pods: its namespace's, owned by no graph
+        (or the account of one graph its live pods keep, owned by the graph); its RoleBinding
+        (and its Role, without a discovery ClusterRole) owned by it (applied with exactly that
+        owner: a recreated account's reference replaces the old one's). Components apply each
+        in turns (`SharedObjects`): the first creates it, the others find it, even while the
+        cache lags. What was created, as `Kind/name`."""
+        settings = context.settings
         if not uses_kubernetes_discovery(dcd, settings):
             return []
-        namespace, owner = dcd["metadata"]["namespace"], discovery_owner(dcd)
-        account, created = await self._shared.apply(
-            build_discovery_service_account(namespace, owner), owner
-        )
+        namespace = dcd["metadata"]["namespace"]
+        if context.kept_discovery_account:
+            owner = discovery_owner(dcd)
+            kept = build_kept_discovery_account(namespace, owner)
+            account, created = await self._shared.apply(kept, owner)
+        else:
+            shared = build_discovery_service_account(namespace)
+            account, created = await self._shared.apply(shared, None)
         names = [f"ServiceAccount/{account['metadata']['name']}"] if created else []
         cluster_role = settings.discovery_cluster_role_name
         names += await self._shared.apply_all(

@@ -66,6 +66,7 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         now=deps.now,
         pod_work_waiting=deps.pod_work_waiting,
     )
+    discovery_access = discovery_access_requests(COMPONENT, deps.settings)
     controller = (
         ControllerBuilder(manager)
         .named("dynamocomponentdeployment")
@@ -80,9 +81,9 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         .owns(HORIZONTAL_POD_AUTOSCALER)
         .watches(POD, pod_requests, priority=LOW_PRIORITY)  # a report; pods exist already
         .watches(SECRET, secret_requests(COMPONENT))
-        .watches(SERVICE_ACCOUNT, discovery_access_requests(COMPONENT))
-        .watches(ROLE, discovery_access_requests(COMPONENT))
-        .watches(ROLE_BINDING, discovery_access_requests(COMPONENT))
+        .watches(SERVICE_ACCOUNT, discovery_access)
+        .watches(ROLE, discovery_access)
+        .watches(ROLE_BINDING, discovery_access)
         .watches(DYNAMO_COMPONENT, components_awaiting)
         .with_options(max_concurrent_reconciles=deps.max_concurrent_reconciles)
         .complete(deps.reconciler_for(COMPONENT, reconciler))
@@ -121,7 +122,7 @@ def pod_for_cache(pod: dict[str, Any]) -> dict[str, Any]:
 
 def _register_cache_options(deps: Deps) -> None:
     """Cache only what the operator manages: children and pods by their selector label, pull
-    secrets by type, discovery accounts and their Roles and RoleBindings (three per graph) by
+    secrets by type, discovery accounts and their Roles and RoleBindings (three per namespace) by
     their managed-by label. All but components and Secrets are kept packed (JSON text, decoded
     when read): each is read about once per reconcile of its component, and as dicts children
     and pods are the biggest objects in the cache (a Deployment ~12 KB, ~4 KB as text; a

@@ -6,8 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from dynamo_operator.builders import model_service_key, served_base_model
-from dynamo_operator.constants import DISCOVERY_ACCOUNT_SUFFIX, Labels
+from dynamo_operator.builders import (
+    model_service_key,
+    served_base_model,
+    uses_kubernetes_discovery,
+)
+from dynamo_operator.constants import DISCOVERY_ACCOUNT_NAME, DISCOVERY_ACCOUNT_SUFFIX, Labels
+from dynamo_operator.settings import OperatorSettings
 from manager.runtime.cache import CacheReader
 from manager.runtime.controller import Request
 from manager.runtime.kinds import SERVICE_ACCOUNT, ResourceKind
@@ -34,10 +39,12 @@ def served_model_index(dcd: Mapping[str, Any]) -> list[str]:
 
 
 def discovery_access_requests(
-    component_kind: ResourceKind,
+    component_kind: ResourceKind, settings: Callable[[], OperatorSettings]
 ) -> Callable[[Mapping[str, Any], CacheReader], Iterable[Request]]:
     """A change to a discovery account, Role or RoleBinding (one deleted, say): one component
-    of the account's owner makes it whole again."""
+    that runs as the account makes it whole again (for the namespace's account, the first
+    component there with Kubernetes discovery; for an account of one graph, one of its
+    owner's)."""
 
     def requests(obj: Mapping[str, Any], reader: CacheReader) -> Iterable[Request]:
         metadata = obj.get("metadata") or {}
@@ -49,7 +56,13 @@ def discovery_access_requests(
                     name = str(owner.get("name"))
                     account = reader.get(SERVICE_ACCOUNT, namespace, name) or {}
         account_metadata = (account or {}).get("metadata") or {}
-        if not str(account_metadata.get("name")).endswith(DISCOVERY_ACCOUNT_SUFFIX):
+        name = str(account_metadata.get("name"))
+        if name == DISCOVERY_ACCOUNT_NAME:
+            for dcd in reader.list(component_kind, namespace):
+                if uses_kubernetes_discovery(dcd, settings()):
+                    return (Request(namespace, dcd["metadata"]["name"]),)
+            return ()
+        if not name.endswith(DISCOVERY_ACCOUNT_SUFFIX):
             return ()
         for owner in account_metadata.get("ownerReferences") or ():
             if owner.get("kind") == component_kind.kind:

@@ -24,7 +24,7 @@ from manager.runtime.client import Client, KindRegistry
 from manager.runtime.controller import Request, Result
 from manager.runtime.controller.reconcile import taken_at
 from manager.runtime.identity import Identity
-from manager.runtime.kinds import POD, ROLE, SECRET
+from manager.runtime.kinds import DEPLOYMENT, POD, ROLE, ROLE_BINDING, SECRET, SERVICE_ACCOUNT
 from manager.runtime.workqueue import LOW_PRIORITY
 from tests.manager.runtime.fakes import FakeRecorder
 
@@ -53,6 +53,7 @@ class RecordingClient:
         for kind in (*CHILDREN, *OPTIONAL_KINDS.values(), COMPONENT):
             self.kinds.add(kind)
         self.applied: list[str] = []
+        self.objects: dict[str, dict[str, Any]] = {}
         self.statuses: list[dict[str, Any]] = []
         self._versions = itertools.count(1)
 
@@ -65,6 +66,7 @@ class RecordingClient:
 
     async def apply(self, obj: dict[str, Any], field_manager: str | None = None) -> dict[str, Any]:
         self.applied.append(f"{obj['kind']}/{obj['metadata']['name']}")
+        self.objects[self.applied[-1]] = obj
         answer = copy.deepcopy(obj)
         answer["metadata"]["resourceVersion"] = str(next(self._versions))
         return answer
@@ -76,10 +78,19 @@ class RecordingClient:
         return True
 
 
-def reconciler(pod_work_waiting: bool) -> tuple[ComponentDeploymentReconciler, RecordingClient]:
+def reconciler(
+    pod_work_waiting: bool,
+    settings: OperatorSettings = SETTINGS,
+    dcd: Mapping[str, Any] = DCD,
+    live: tuple[dict[str, Any], ...] = (),
+) -> tuple[ComponentDeploymentReconciler, RecordingClient]:
     cache = Cache(None)
-    cache.register(COMPONENT).replace([copy.deepcopy(DCD)], "1")
+    cache.register(COMPONENT).replace([copy.deepcopy(dict(dcd))], "1")
+    cache.register(DEPLOYMENT).replace(list(live), "1")
     for kind in (*CHILDREN, POD, SECRET, ROLE, DYNAMO_COMPONENT, *OPTIONAL_KINDS.values()):
+        if kind != DEPLOYMENT:
+            cache.register(kind).replace([], "1")
+    for kind in (SERVICE_ACCOUNT, ROLE_BINDING):
         cache.register(kind).replace([], "1")
     client = RecordingClient()
     made = ComponentDeploymentReconciler(
@@ -91,7 +102,7 @@ def reconciler(pod_work_waiting: bool) -> tuple[ComponentDeploymentReconciler, R
             children=(*CHILDREN, *OPTIONAL_KINDS.values()),
             dynamo_component=DYNAMO_COMPONENT,
         ),
-        settings=lambda: SETTINGS,
+        settings=lambda: settings,
         now=lambda: datetime(2026, 1, 1, tzinfo=UTC),
         pod_work_waiting=lambda: pod_work_waiting,
     )
@@ -125,3 +136,58 @@ async def test_with_nothing_else_waiting_one_pass_does_everything() -> None:
     assert sorted(client.applied) == ["Deployment/web", "Service/web"]
     # Its first status, pending, waits a few seconds (the progress throttle), not behind others.
     assert result == Result(requeue_after=5.0)
+
+
+KUBERNETES_DISCOVERY = OperatorSettings(discovery_cluster_role_name="discovery")
+GRAPH_DCD = {
+    **DCD,
+    "metadata": {
+        **DCD["metadata"],
+        "name": "g-web",
+        "ownerReferences": [
+            {
+                "apiVersion": "nvidia.com/v1alpha1",
+                "kind": "DynamoGraphDeployment",
+                "name": "g",
+                "uid": "graph-uid",
+                "controller": True,
+            }
+        ],
+    },
+}
+
+
+async def test_a_new_component_runs_as_its_namespaces_discovery_account() -> None:
+    made, client = reconciler(False, KUBERNETES_DISCOVERY, GRAPH_DCD)
+
+    await made.reconcile(Request("ns", "g-web"))
+
+    account = client.objects["ServiceAccount/dynamo-k8s-discovery"]
+    assert "ownerReferences" not in account["metadata"]  # the namespace's graphs share it
+    assert "RoleBinding/dynamo-k8s-discovery-binding" in client.applied
+    pod = client.objects["Deployment/g-web"]["spec"]["template"]["spec"]
+    assert pod["serviceAccountName"] == "dynamo-k8s-discovery"
+
+
+async def test_pods_running_as_their_graphs_own_account_keep_it() -> None:
+    """An earlier release made one account per graph: its pods keep it (no rollout), and it
+    stays its graph's."""
+    pods_on_graph_account = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": "g-web",
+            "namespace": "ns",
+            "ownerReferences": [{"kind": COMPONENT.kind, "name": "g-web", "uid": "dcd-uid"}],
+        },
+        "spec": {"template": {"spec": {"serviceAccountName": "g-k8s-service-discovery"}}},
+    }
+    made, client = reconciler(False, KUBERNETES_DISCOVERY, GRAPH_DCD, (pods_on_graph_account,))
+
+    await made.reconcile(Request("ns", "g-web"))
+
+    assert "ServiceAccount/dynamo-k8s-discovery" not in client.applied
+    account = client.objects["ServiceAccount/g-k8s-service-discovery"]
+    assert [owner["uid"] for owner in account["metadata"]["ownerReferences"]] == ["graph-uid"]
+    pod = client.objects["Deployment/g-web"]["spec"]["template"]["spec"]
+    assert pod["serviceAccountName"] == "g-k8s-service-discovery"

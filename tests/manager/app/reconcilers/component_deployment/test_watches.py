@@ -1,16 +1,24 @@
 """The index a component finds the co-owners of its base model's Service through gives the same
-owners as reading every component of the namespace."""
+owners as reading every component of the namespace; a change to the namespace's discovery account
+wakes a component that runs as it."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from dynamo_operator.builders import build_model_service_owners, model_service_key
+from dynamo_operator.constants import Annotations
+from dynamo_operator.settings import OperatorSettings
+from manager.app.kinds import COMPONENT
 from manager.app.reconcilers.component_deployment.watches import (
     SERVED_MODEL_INDEX,
+    discovery_access_requests,
     served_model_index,
 )
+from manager.runtime.cache import Cache
 from manager.runtime.cache.store import Store
+from manager.runtime.controller import Request
+from manager.runtime.kinds import SERVICE_ACCOUNT
 
 
 def component(namespace: str, name: str, base_model: str | None, **metadata: Any) -> dict[str, Any]:
@@ -57,3 +65,29 @@ def test_the_index_finds_the_same_owners_as_a_scan_of_every_component() -> None:
 def test_a_component_serving_no_model_is_not_indexed() -> None:
     assert served_model_index(component("a", "frontend", None)) == []
     assert served_model_index(component("a", "w", "m")) == ["a/m"]
+
+
+def test_a_change_to_the_namespace_discovery_account_wakes_a_component_running_as_it() -> None:
+    cache = Cache(None)
+    on_etcd = component("a", "etcd-one", None)
+    on_etcd["spec"]["annotations"] = {Annotations.DISCOVERY_BACKEND: "etcd"}
+    cache.register(COMPONENT).replace([on_etcd, component("a", "frontend", None)], "1")
+    account = {
+        "kind": "ServiceAccount",
+        "metadata": {"namespace": "a", "name": "dynamo-k8s-discovery"},
+    }
+    cache.register(SERVICE_ACCOUNT).replace([account], "1")
+    binding = {
+        "kind": "RoleBinding",
+        "metadata": {
+            "namespace": "a",
+            "name": "dynamo-k8s-discovery-binding",
+            "ownerReferences": [{"kind": "ServiceAccount", "name": "dynamo-k8s-discovery"}],
+        },
+    }
+    requests = discovery_access_requests(COMPONENT, lambda: OperatorSettings())
+
+    assert list(requests(account, cache.reader)) == [Request("a", "frontend")]
+    assert list(requests(binding, cache.reader)) == [Request("a", "frontend")]
+    other = {"kind": "ServiceAccount", "metadata": {"namespace": "a", "name": "someone-else"}}
+    assert list(requests(other, cache.reader)) == []
