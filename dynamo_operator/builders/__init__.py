@@ -65,6 +65,7 @@ from dynamo_operator.builders.service_account import (
     discovery_owner,
     discovery_role_name,
     kept_discovery_account,
+    pod_service_accounts,
 )
 
 __all__ = [
@@ -101,6 +102,7 @@ __all__ = [
     "kept_discovery_account",
     "merge_env",
     "model_service_key",
+    "pod_service_accounts",
     "scaled_service",
     "scales_through_adapter",
     "scaling_adapter_labels",

@@ -8,8 +8,8 @@ component it generates unless the service gives one (``component_deployments``),
 is refused at admission and ignored here.
 
 The answer decides the pod's ``DYN_DISCOVERY_BACKEND`` (``kubernetes``, or unset for etcd, the
-runtime's default), its service account (the namespace's discovery account with Kubernetes discovery)
-and its Service's discovery labels, and whether that account must exist.
+runtime's default), its service account (the namespace's discovery account with Kubernetes
+discovery) and its Service's discovery labels, and whether that account must exist.
 """
 
 from __future__ import annotations

@@ -68,13 +68,16 @@ def kept_discovery_account(
     metadata = dcd["metadata"]
     owner = discovery_owner_name(metadata["name"], metadata.get("ownerReferences") or ())
     account = discovery_account_name(owner)
-    running = {name for workload in workloads for name in _service_account_names(workload)}
-    return account if account in running else None
+    return account if account in pod_service_accounts(workloads) else None
+
+
+def pod_service_accounts(workloads: Iterable[Mapping[str, Any]]) -> set[str]:
+    """The accounts the pods of ``workloads`` run as: every ``serviceAccountName`` in them (a
+    Deployment's one pod template, a LeaderWorkerSet's leader and worker templates)."""
+    return {name for workload in workloads for name in _service_account_names(workload)}
 
 
 def _service_account_names(obj: Any) -> Iterable[str]:
-    """Every ``serviceAccountName`` in a workload: a Deployment's one pod template, a
-    LeaderWorkerSet's leader and worker templates."""
     if isinstance(obj, Mapping):
         for key, value in obj.items():
             if key == "serviceAccountName" and isinstance(value, str):

@@ -5,9 +5,9 @@
   `commands.operator` is the composition root of `run` (flags -> manager -> setups -> webhooks);
   it and `commands.webhook_server` are the only modules that import `webhooks`;
 - `reconcilers`: one package per Dynamo kind, each exporting `setup(manager, deps)`;
-- `deps`, `kinds`, `metrics`, `predicates`: what the reconcilers share: what a `setup` is given,
-  the Dynamo kinds (defined once), the upstream operator's `dynamo_operator_*` metrics, and the
-  predicates of their watches.
+- `deps`, `kinds`, `metrics`, `predicates`, `progress`: what the reconcilers share: what a
+  `setup` is given, the Dynamo kinds (defined once), the upstream operator's `dynamo_operator_*`
+  metrics, the predicates of their watches, and how often they report progress.
 
 The names are imported on first use (`manager.runtime.lazy`): `dynamo-operator version` must not
 import the runtime to print a string.
@@ -32,6 +32,7 @@ if _TYPE_CHECKING:
     )
     from manager.app.metrics import MeteredReconciler, ResourceCounter, error_type
     from manager.app.predicates import spec_or_metadata_changed
+    from manager.app.progress import PROGRESS_CAP, progress_throttle
 
 __all__ = [
     "COMPONENT",
@@ -40,12 +41,14 @@ __all__ = [
     "GRAPH",
     "MODEL",
     "OPTIONAL_KINDS",
+    "PROGRESS_CAP",
     "SCALING_ADAPTER",
     "Deps",
     "MeteredReconciler",
     "ResourceCounter",
     "build_parser",
     "error_type",
+    "progress_throttle",
     "served_optional_apis",
     "spec_or_metadata_changed",
     "utc_now",

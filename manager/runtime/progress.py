@@ -19,6 +19,14 @@ can wait longer; what the object shows until then is what it showed before its c
 it: no status). That is measured from the
 first time it was asked about, on this process's clock; after a restart an object without a
 status waits `first` again, never longer.
+
+Under load, progress shares a budget (`rate`, writes a second): with many objects in progress
+at once (hundreds of graphs converging together), every interval is at least as many seconds
+as there are objects in progress divided by `rate` (at most `longest`), so the controller's
+progress writes stay near `rate` a second on average however many objects there are, and most
+objects that get there within that time write one status, the one saying so. A few objects
+keep the intervals above; whatever the load, a pending object's progress is at most `longest`
+old.
 """
 
 from __future__ import annotations
@@ -32,41 +40,62 @@ __all__ = ["ProgressThrottle"]
 
 class _Written(NamedTuple):
     at: datetime
-    interval: timedelta
-    """How long progress waits after this write."""
+    progress: bool
+    """Only progress changed (or a first status on its way): the next progress waits `cap`,
+    else `first`."""
 
 
 class ProgressThrottle:
-    def __init__(self, first: timedelta, cap: timedelta) -> None:
+    def __init__(
+        self,
+        first: timedelta,
+        cap: timedelta,
+        *,
+        rate: float | None = None,
+        longest: timedelta | None = None,
+    ) -> None:
         self.first = first
         self.cap = cap
+        self.rate = rate
+        """Progress writes a second the objects in progress share (None: no budget)."""
+        self.longest = max(cap, longest or cap)
+        """The longest interval the budget may stretch to."""
         self._written: OrderedDict[str, _Written] = OrderedDict()
-        """Each object's last status write (by uid, oldest first). Entries older than `cap`
-        are dropped: no interval is longer."""
+        """Each object's last status write (by uid, oldest first). Entries older than
+        `longest` are dropped: no interval is longer."""
         self._first_asked: OrderedDict[str, datetime] = OrderedDict()
         """When a first status was first held back, per object not written since (oldest
-        first); entries older than twice `cap` are dropped (the object was deleted meanwhile,
-        or its first status is overdue anyway)."""
+        first); entries older than twice `longest` are dropped (the object was deleted
+        meanwhile, or its first status is overdue anyway)."""
 
     def wait(self, uid: str, now: datetime, *, first_status: timedelta | None = None) -> float:
         """Seconds until progress of object `uid` may be written (0: now); `first_status`:
         how long its first status waits, instead of `first` (at most `cap`)."""
         last = self._written.get(uid)
         if last is None:
-            _drop_older(self._first_asked, now - 2 * self.cap)
-            first = self.first if first_status is None else min(first_status, self.cap)
-            last = _Written(self._first_asked.setdefault(uid, now), first)
-        return max(0.0, (last.at + last.interval - now).total_seconds())
+            _drop_older(self._first_asked, now - 2 * self.longest)
+            interval = self.first if first_status is None else min(first_status, self.cap)
+            since = self._first_asked.setdefault(uid, now)
+        else:
+            interval, since = self.cap if last.progress else self.first, last.at
+        interval = max(interval, self._budget())
+        return max(0.0, (since + interval - now).total_seconds())
 
     def written(self, uid: str, now: datetime, *, progress: bool) -> None:
         """Object `uid`'s status was written at `now`; `progress`: only its progress changed
         (or it is a first status saying the object is on its way), so the next progress waits
-        `cap`; otherwise `first`."""
+        `cap`; otherwise `first` (either at least the budget's interval)."""
         self._first_asked.pop(uid, None)
         self._written.pop(uid, None)
-        self._written[uid] = _Written(now, self.cap if progress else self.first)
-        while next(iter(self._written.values())).at + self.cap <= now:
+        self._written[uid] = _Written(now, progress)
+        while next(iter(self._written.values())).at + self.longest <= now:
             self._written.popitem(last=False)
+
+    def _budget(self) -> timedelta:
+        """Each object's share of the budget: objects in progress / `rate`, up to `longest`."""
+        if self.rate is None:
+            return timedelta(0)
+        return min(self.longest, timedelta(seconds=len(self) / self.rate))
 
     def __len__(self) -> int:
         return len(self._written) + len(self._first_asked)

@@ -78,3 +78,39 @@ def test_only_objects_written_within_the_cap_are_remembered() -> None:
     for index in range(1000):
         throttle.written(f"object-{index}", at(index), progress=False)
     assert len(throttle) <= 31
+
+
+def _progress_writes(throttle: ProgressThrottle, objects: int, seconds: int) -> int:
+    """Objects in progress asking every second, each writing whenever it may."""
+    writes = 0
+    for second in range(seconds):
+        for index in range(objects):
+            if throttle.wait(f"object-{index}", at(second)) == 0:
+                throttle.written(f"object-{index}", at(second), progress=True)
+                writes += 1
+    return writes
+
+
+def test_under_load_the_objects_in_progress_share_the_budget() -> None:
+    """200 objects in progress for 10 minutes: about `rate` progress writes a second between
+    them (the first round all at once), where each alone would write every `cap`."""
+    budget = ProgressThrottle(FIRST, CAP, rate=1.0, longest=timedelta(minutes=10))
+    assert _progress_writes(budget, 200, 600) <= 600 + 200
+    assert _progress_writes(ProgressThrottle(FIRST, CAP), 200, 600) >= 200 * 600 / 40
+
+
+def test_a_few_objects_in_progress_keep_the_intervals() -> None:
+    throttle = ProgressThrottle(FIRST, CAP, rate=1.0, longest=timedelta(minutes=10))
+    assert throttle.wait("a", START) == 5
+    throttle.written("a", at(5), progress=True)
+    assert throttle.wait("a", at(5)) == 30
+
+
+def test_the_budget_stretches_an_interval_to_longest_at_most() -> None:
+    throttle = ProgressThrottle(FIRST, CAP, rate=1.0, longest=timedelta(minutes=2))
+    for index in range(1000):
+        throttle.wait(f"object-{index}", START)
+    assert throttle.wait("late", START) == 120
+    # Forgotten after twice the longest interval, however many there were.
+    assert throttle.wait("later", at(241)) == 5
+    assert len(throttle) == 1

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from dynamo_operator.api import KIND_GRAPH_DEPLOYMENT, DynamoComponentDeployment
@@ -37,9 +37,9 @@ from dynamo_operator.builders import (
     discovery_owner,
     discovery_role_name,
     kept_discovery_account,
-    uses_kubernetes_discovery,
+    pod_service_accounts,
 )
-from dynamo_operator.constants import Labels
+from dynamo_operator.constants import DISCOVERY_ACCOUNT_NAME, Labels
 from dynamo_operator.image_build import awaited_dynamo_component, on_built_image
 from dynamo_operator.pull_secrets import build_pull_secret_index
 from dynamo_operator.settings import OperatorSettings
@@ -55,6 +55,7 @@ from dynamo_operator.status import (
     is_component_progress_only,
 )
 from dynamo_operator.validation import validate_create
+from manager.app.progress import PROGRESS_CAP, progress_throttle
 from manager.app.reconcilers.component_deployment.model_services import (
     model_service_owners,
     release_model_services,
@@ -72,7 +73,6 @@ from manager.runtime.ownership import (
     is_owned_by,
     sync_children,
 )
-from manager.runtime.progress import ProgressThrottle
 from manager.runtime.status_report import StatusReport
 from manager.runtime.workqueue import DEFAULT_PRIORITY, LOW_PRIORITY
 
@@ -90,12 +90,6 @@ class ComponentKinds:
     """Where a DCD naming a built artifact without an image of its own finds that image."""
 
 
-PROGRESS_FIRST, PROGRESS_CAP = timedelta(seconds=5), timedelta(seconds=30)
-"""The spacing of an unavailable component's progress writes (a message, replica counts):
-while many components start, those would be most of the writes (`manager.runtime.progress`,
-as for graphs). A graph's component waits `PROGRESS_CAP` before its first status says it is on
-its way: its graph reports for it meanwhile (a missing status reads as pending there), and most
-components of graphs starting together get there by then, with one status write each."""
 WORKLOAD_KINDS = frozenset({"Deployment", "LeaderWorkerSet"})
 """The children that run the component's pods (whose templates say which account they run as)."""
 LATER = 0.1
@@ -131,7 +125,7 @@ class ComponentDeploymentReconciler:
         self._status = StatusReport(
             client,
             recorder,
-            ProgressThrottle(PROGRESS_FIRST, PROGRESS_CAP),
+            progress_throttle(),
             busy=pod_work_waiting,
         )
         self._shared = SharedObjects(client, reader)
@@ -224,7 +218,7 @@ class ComponentDeploymentReconciler:
         the account and the workload, nothing deleted. None when the namespace is being
         deleted."""
         try:
-            created_access = await self._ensure_discovery_access(dcd, context)
+            created_access = await self._ensure_discovery_access(dcd, children, context)
         except ApiError as error:
             if is_namespace_terminating(error):
                 return None
@@ -245,28 +239,29 @@ class ComponentDeploymentReconciler:
         return changes
 
     async def _ensure_discovery_access(
-        self, dcd: Mapping[str, Any], context: BuildContext
+        self, dcd: Mapping[str, Any], children: ComponentChildren, context: BuildContext
     ) -> list[str]:
-        """With Kubernetes discovery (the operator's, or the component's own annotation), the
-        account the component's pods run as, before the pods: its namespace's, owned by no graph
-        (or the account of one graph its live pods keep, owned by the graph); its RoleBinding
-        (and its Role, without a discovery ClusterRole) owned by it (applied with exactly that
-        owner: a recreated account's reference replaces the old one's). Components apply each
-        in turns (`SharedObjects`): the first creates it, the others find it, even while the
-        cache lags. What was created, as `Kind/name`."""
-        settings = context.settings
-        if not uses_kubernetes_discovery(dcd, settings):
-            return []
+        """The discovery account the component's pods run as (Kubernetes discovery: the
+        operator's, or the component's own annotation), before the pods: its namespace's, owned
+        by no graph, or the account of one graph its live pods keep, owned by the graph; none
+        for pods that run as another (a planner's, the user's own). Its RoleBinding (and its
+        Role, without a discovery ClusterRole) owned by it (applied with exactly that owner: a
+        recreated account's reference replaces the old one's). Components apply each in turns
+        (`SharedObjects`): the first creates it, the others find it, even while the cache lags.
+        What was created, as `Kind/name`."""
         namespace = dcd["metadata"]["namespace"]
-        if context.kept_discovery_account:
+        running = pod_service_accounts(children.workload)
+        if context.kept_discovery_account in running:
             owner = discovery_owner(dcd)
             kept = build_kept_discovery_account(namespace, owner)
             account, created = await self._shared.apply(kept, owner)
-        else:
+        elif DISCOVERY_ACCOUNT_NAME in running:
             shared = build_discovery_service_account(namespace)
             account, created = await self._shared.apply(shared, None)
+        else:
+            return []
         names = [f"ServiceAccount/{account['metadata']['name']}"] if created else []
-        cluster_role = settings.discovery_cluster_role_name
+        cluster_role = context.settings.discovery_cluster_role_name
         names += await self._shared.apply_all(
             build_discovery_access(namespace, account, cluster_role)
         )
@@ -320,6 +315,9 @@ class ComponentDeploymentReconciler:
         event = derive_transition_event(
             dcd.get("status"), status, EVENTS, failed=failed, announce_ready=not _of_a_graph(dcd)
         )
+        # A graph's component waits `PROGRESS_CAP` (or its share of the progress budget) before
+        # a first status saying it is on its way: its graph reports for it meanwhile (a missing
+        # status reads as pending there), and most components get there by then.
         progress_only = not failed and is_component_progress_only(dcd.get("status"), status)
         return await self._status.report(
             dcd,

@@ -9,13 +9,14 @@ missing and never updated, and no graph owns them, so deleting the graph keeps t
 the status from the cached DCDs, write it once if it changed, and emit an Event only on a
 transition.
 
-Progress is spaced out per graph (`manager.runtime.progress`): while a graph is pending, each
+Progress is spaced out per graph (`manager.app.progress`): while a graph is pending, each
 of its components moving a replica forward changes the `Ready` message and the replica counts,
 and writing each of those would be most of the operator's writes while many graphs converge. A
 status that differs only in progress (same state, reason, generation) waits until the graph's
 last write is `PROGRESS_FIRST` old after any other write, `PROGRESS_CAP` old after a progress
-write (a requeue, so the latest progress is written); a first status saying the graph
-is pending waits until the operator has known the graph for `PROGRESS_FIRST`, so a graph that
+write (a requeue, so the latest progress is written), longer under load (the graphs in
+progress share a budget of writes a second); a first status saying the graph is pending waits
+until the operator has known the graph for `PROGRESS_FIRST` (or its share), so a graph that
 converges by then gets one status write. While pod-making work (new graphs, new components) is
 queued, progress waits behind it (`StatusReport`'s `busy`): many graphs converging at once
 then write one status each, the one saying they are ready.
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from dynamo_operator.api import DynamoGraphDeployment
@@ -51,6 +52,7 @@ from dynamo_operator.status import (
     is_progress_only,
 )
 from dynamo_operator.validation import validate_create
+from manager.app.progress import progress_throttle
 from manager.app.reconcilers.graph_deployment.artifact_step import ArtifactStep
 from manager.app.reconcilers.graph_deployment.scaling_adapters import sync_scaling_adapters
 from manager.runtime.cache import CacheReader
@@ -59,13 +61,11 @@ from manager.runtime.controller import Request, Result
 from manager.runtime.events import EventRecorder
 from manager.runtime.kinds import PERSISTENT_VOLUME_CLAIM, ResourceKind
 from manager.runtime.ownership import ChildChanges, apply_each, sync_children
-from manager.runtime.progress import ProgressThrottle
 from manager.runtime.status_report import StatusReport
 
 __all__ = ["GraphDeploymentReconciler", "GraphKinds"]
 
 READY = ConditionTypes.READY
-PROGRESS_FIRST, PROGRESS_CAP = timedelta(seconds=5), timedelta(seconds=30)
 ARTIFACT_RETRY = 30.0
 """Seconds before asking the API store again for an artifact it could not give."""
 EVENTS = TransitionEvents(READY, ready_reason="Ready", warn_while_waiting=False)
@@ -102,7 +102,7 @@ class GraphDeploymentReconciler:
         self._status = StatusReport(
             client,
             recorder,
-            ProgressThrottle(PROGRESS_FIRST, PROGRESS_CAP),
+            progress_throttle(),
             busy=pod_work_waiting,
         )
 

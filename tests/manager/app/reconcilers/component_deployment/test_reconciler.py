@@ -191,3 +191,16 @@ async def test_pods_running_as_their_graphs_own_account_keep_it() -> None:
     assert [owner["uid"] for owner in account["metadata"]["ownerReferences"]] == ["graph-uid"]
     pod = client.objects["Deployment/g-web"]["spec"]["template"]["spec"]
     assert pod["serviceAccountName"] == "g-k8s-service-discovery"
+
+
+async def test_pods_running_as_another_account_make_no_discovery_account() -> None:
+    """A planner runs as the planner's account: a namespace of planners alone (or a graph an
+    earlier release made, whose planner's pods never ran as its discovery account) gets none."""
+    planner = copy.deepcopy(GRAPH_DCD)
+    planner["spec"]["componentType"] = "planner"
+    made, client = reconciler(False, KUBERNETES_DISCOVERY, planner)
+
+    await made.reconcile(Request("ns", "g-web"))
+
+    assert "Deployment/g-web" in client.applied
+    assert not [name for name in client.applied if "discovery" in name]
