@@ -9,7 +9,8 @@ in the application's library) and hands them to `StatusReport.report`, which:
    cap; events about the object bring it back sooner);
 2. writes the status if it differs from the cached one (`Client.apply_status_if_changed`: one
    write at most, none at steady state);
-3. records the Event, if there is one.
+3. records the Event, if there is one and the status was written (a transition derived again
+   from a cache behind the write is not told twice).
 
 The two refusals of the status write are answered the same way for every kind:
 
@@ -102,7 +103,11 @@ class StatusReport:
             message = f"the API server refused the status: {error.message}"
             self._recorder.event(obj, "Warning", STATUS_REJECTED, message)
             raise TerminalError(message) from error
-        if written and throttle is not None:
+        if not written:
+            # No transition to tell: the status was already this (the Event, if any, went
+            # with the write a pass derived it from, which the cache has not caught up with).
+            return Result(requeue_after=requeue_after) if requeue_after else None
+        if throttle is not None:
             throttle.written(uid, now, progress=progress_only)
         if event is not None:
             self._recorder.event(obj, event.type, event.reason, event.message)

@@ -52,6 +52,8 @@ class FakeClient:
             raise self.refusal
         if desired_status == live.get("status"):
             return False
+        if self.statuses and desired_status == self.statuses[-1]:
+            return False  # as the real client: what it just wrote, the cache not caught up yet
         self.statuses.append(copy.deepcopy(dict(desired_status)))
         return True
 
@@ -71,6 +73,18 @@ async def test_a_changed_status_is_written_once_then_its_event_recorded() -> Non
         await report.report({**OBJ, "status": {"state": "ready"}}, {"state": "ready"}, now=NOW)
         is None
     )
+
+    assert client.statuses == [{"state": "ready"}]
+    assert recorder.events == [("Normal", "Ready", "the thing is ready")]
+
+
+async def test_a_transition_derived_again_before_the_cache_shows_it_is_told_once() -> None:
+    """The next pass reads the old status from a cache behind the write and derives the same
+    transition: no write, and no second Event (the first was recorded with the write)."""
+    report, client, recorder = step()
+
+    await report.report(OBJ, {"state": "ready"}, READY, now=NOW)
+    await report.report(OBJ, {"state": "ready"}, READY, now=NOW)
 
     assert client.statuses == [{"state": "ready"}]
     assert recorder.events == [("Normal", "Ready", "the thing is ready")]
