@@ -103,12 +103,10 @@ class StatusReport:
             message = f"the API server refused the status: {error.message}"
             self._recorder.event(obj, "Warning", STATUS_REJECTED, message)
             raise TerminalError(message) from error
-        if not written:
-            # No transition to tell: the status was already this (the Event, if any, went
-            # with the write a pass derived it from, which the cache has not caught up with).
-            return Result(requeue_after=requeue_after) if requeue_after else None
-        if throttle is not None:
+        # Unwritten, the status was already this: no transition to tell (the Event, if any,
+        # went with the write a pass derived it from, which the cache has not caught up with).
+        if written and throttle is not None:
             throttle.written(uid, now, progress=progress_only)
-        if event is not None:
+        if written and event is not None:
             self._recorder.event(obj, event.type, event.reason, event.message)
         return Result(requeue_after=requeue_after) if requeue_after else None
