@@ -72,21 +72,21 @@ def kept_discovery_account(
 
 
 def pod_service_accounts(workloads: Iterable[Mapping[str, Any]]) -> set[str]:
-    """The accounts the pods of ``workloads`` run as: every ``serviceAccountName`` in them (a
-    Deployment's one pod template, a LeaderWorkerSet's leader and worker templates)."""
-    return {name for workload in workloads for name in _service_account_names(workload)}
-
-
-def _service_account_names(obj: Any) -> Iterable[str]:
-    if isinstance(obj, Mapping):
-        for key, value in obj.items():
-            if key == "serviceAccountName" and isinstance(value, str):
-                yield value
-            else:
-                yield from _service_account_names(value)
-    elif isinstance(obj, list):
-        for item in obj:
-            yield from _service_account_names(item)
+    """The accounts the pods of ``workloads`` run as: the ``serviceAccountName`` of each pod
+    template (a Deployment's one, a LeaderWorkerSet's leader and worker templates)."""
+    accounts = set()
+    for workload in workloads:
+        spec = workload.get("spec") or {}
+        group = spec.get("leaderWorkerTemplate") or {}
+        for template in (
+            spec.get("template"),
+            group.get("leaderTemplate"),
+            group.get("workerTemplate"),
+        ):
+            account = ((template or {}).get("spec") or {}).get("serviceAccountName")
+            if isinstance(account, str):
+                accounts.add(account)
+    return accounts
 
 
 DISCOVERY_RULES: tuple[JsonDict, ...] = (
