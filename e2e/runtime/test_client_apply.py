@@ -406,3 +406,27 @@ async def test_a_status_back_to_what_a_stale_cache_holds_is_still_written(
     assert await client.apply_status_if_changed(old, live) is True
     server = await client.rest.get(graph_kind, namespace, "graph")
     assert server["status"] == old
+
+
+async def test_the_same_verdict_stamped_later_from_a_cache_behind_the_write_is_not_written(
+    client: Client,
+    cache: Cache,
+    graph_kind: ResourceKind,
+    namespace: str,
+    counted: CountingTransport,
+) -> None:
+    """A pass that reads the cache before it shows the status just written stamps the
+    conditions the cache lacks with its own time: the same verdict, not a second write."""
+    await client.create(graph(namespace))
+    stale = await cached(cache, graph_kind, namespace, "graph")
+    assert await client.apply_status_if_changed(FULL_STATUS, stale) is True
+    a_second_later = {
+        **FULL_STATUS,
+        "conditions": [
+            {**c, "lastTransitionTime": "2026-01-01T00:00:01Z"} for c in FULL_STATUS["conditions"]
+        ],
+    }
+    with no_request_made(counted):
+        assert await client.apply_status_if_changed(a_second_later, stale) is False
+    server = await client.rest.get(graph_kind, namespace, "graph")
+    assert_status(server, FULL_STATUS)

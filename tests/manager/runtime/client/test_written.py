@@ -40,3 +40,13 @@ def test_other_objects_and_unparsable_versions_are_unaffected() -> None:
 def test_the_digest_is_of_the_content_not_the_key_order() -> None:
     assert status_digest({"a": 1, "b": [1, 2]}) == status_digest({"b": [1, 2], "a": 1})
     assert status_digest({"a": 1}) != status_digest({"a": 2})
+
+
+def test_the_digest_leaves_out_transition_times() -> None:
+    """A pass behind its own write stamps the same verdict a second later: not a new status."""
+    ready = {"type": "Ready", "status": "True", "lastTransitionTime": "2026-11-28T00:52:37Z"}
+    later = {**ready, "lastTransitionTime": "2026-11-28T00:52:38Z"}
+    assert status_digest({"conditions": [ready]}) == status_digest({"conditions": [later]})
+    assert status_digest({"conditions": [ready]}) != status_digest(
+        {"conditions": [{**later, "status": "False"}]}
+    )
