@@ -54,6 +54,10 @@ class ComponentChildren:
 
     def objects(self) -> list[JsonDict]:
         """Every child in a stable order: workload first, then what routes to and scales it."""
+        return [*self.workload, *self.routing()]
+
+    def routing(self) -> list[JsonDict]:
+        """The children that route to and scale the workload (every child but the workload)."""
         optional = (
             self.service,
             self.model_service,
@@ -61,7 +65,7 @@ class ComponentChildren:
             self.virtual_service,
             self.autoscaler,
         )
-        return [*self.workload, *(obj for obj in optional if obj is not None)]
+        return [obj for obj in optional if obj is not None]
 
 
 def build_workload(

@@ -24,6 +24,7 @@ from typing import Any
 from manager.runtime.client.apply import (
     find_difference,
     find_status_difference,
+    needs_apply,
     prune_none,
     status_cleanup_patch,
     status_merge_patch,
@@ -115,6 +116,11 @@ class Client:
         if owners is not None:
             desired = {**desired, "metadata": {**desired["metadata"], "ownerReferences": owners}}
         return await self.apply(desired, field_manager=field_manager)
+
+    def needs_apply(self, desired: Mapping[str, Any], live: Mapping[str, Any] | None) -> bool:
+        """Whether `apply_if_changed(desired, live)` would write."""
+        annotation = self.identity.applied_digest_annotation
+        return needs_apply(with_applied_digest(desired, annotation), live)
 
     async def _delete_if_immutable_changed(
         self, desired: Mapping[str, Any], live: Mapping[str, Any]

@@ -15,7 +15,8 @@ the default priority applies the discovery account and the workload only, and le
 (Services, routing, autoscaling, deletions, status) to a pass at `LOW_PRIORITY`, which the
 queue hands out once nothing more urgent waits. Across hundreds of graphs converging, the
 Deployments are written ahead of the Services and statuses of every graph; a lone component
-does it all in one pass.
+does it all in one pass, and so does a component with nothing but its status left to write
+(its workload available, say, after its Service was written): its graph waits for that status.
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ class ComponentDeploymentReconciler:
             model = self._validate(dcd)
             context = self._build_context(dcd)
             children = build_component_children(model, context)
-            pods_first = self._pods_first()
+            pods_first = self._pods_first(dcd, children)
             changes = await self._apply(dcd, children, context, workload_only=pods_first)
         except _Halt as halt:
             return await self._report(dcd, failure=halt.failure, failed=halt.failed)
@@ -200,10 +201,25 @@ class ComponentDeploymentReconciler:
             )
         ]
 
-    def _pods_first(self) -> bool:
+    def _pods_first(self, dcd: Mapping[str, Any], children: ComponentChildren) -> bool:
         """Whether this pass makes only pods: it was taken before other pod-making work that
-        is still queued (a pass taken at low priority had nothing more urgent waiting)."""
-        return taken_priority() >= DEFAULT_PRIORITY and self._pod_work_waiting()
+        is still queued (a pass taken at low priority had nothing more urgent waiting), and
+        its Service or routing has yet to be written. A component with nothing but its status
+        left to write reports it at once: what its graph waits for, one cheap write, which
+        would otherwise wait behind every other component's Service."""
+        if taken_priority() < DEFAULT_PRIORITY or not self._pod_work_waiting():
+            return False
+        namespace = dcd["metadata"]["namespace"]
+        return any(
+            self._client.needs_apply(obj, self._cached(namespace, obj))
+            for obj in children.routing()
+        )
+
+    def _cached(self, namespace: str, obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        kind = self._client.kind_of(obj)
+        if not self._reader.has_synced(kind):
+            return None
+        return self._reader.get(kind, namespace, obj["metadata"]["name"])
 
     async def _apply(
         self,
@@ -284,13 +300,11 @@ class ComponentDeploymentReconciler:
     ) -> list[Mapping[str, Any]]:
         """The workloads as they are now: the cached copies, or the server's answers to this
         pass's writes when the cache has not caught up (its status describes the old spec)."""
+        namespace = dcd["metadata"]["namespace"]
         workloads = []
         for obj in children.workload:
-            kind = self._client.kind_of(obj)
-            namespace, name = dcd["metadata"]["namespace"], obj["metadata"]["name"]
-            synced = self._reader.has_synced(kind)
-            cached = self._reader.get(kind, namespace, name) if synced else None
-            if (live := changes.freshest(kind.kind, name, cached)) is not None:
+            cached = self._cached(namespace, obj)
+            if (live := changes.freshest(obj["kind"], obj["metadata"]["name"], cached)) is not None:
                 workloads.append(live)
         return workloads
 

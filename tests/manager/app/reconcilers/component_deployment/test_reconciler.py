@@ -24,7 +24,15 @@ from manager.runtime.client import Client, KindRegistry
 from manager.runtime.controller import Request, Result
 from manager.runtime.controller.reconcile import taken_at
 from manager.runtime.identity import Identity
-from manager.runtime.kinds import DEPLOYMENT, POD, ROLE, ROLE_BINDING, SECRET, SERVICE_ACCOUNT
+from manager.runtime.kinds import (
+    DEPLOYMENT,
+    POD,
+    ROLE,
+    ROLE_BINDING,
+    SECRET,
+    SERVICE,
+    SERVICE_ACCOUNT,
+)
 from manager.runtime.workqueue import LOW_PRIORITY
 from tests.manager.runtime.fakes import FakeRecorder
 
@@ -61,6 +69,7 @@ class RecordingClient:
         return self.kinds.kind_of(obj)
 
     apply_if_changed = Client.apply_if_changed
+    needs_apply = Client.needs_apply
     _delete_if_immutable_changed = Client._delete_if_immutable_changed
     _clear_server_defaults = Client._clear_server_defaults
 
@@ -83,12 +92,14 @@ def reconciler(
     settings: OperatorSettings = SETTINGS,
     dcd: Mapping[str, Any] = DCD,
     live: tuple[dict[str, Any], ...] = (),
+    services: tuple[dict[str, Any], ...] = (),
 ) -> tuple[ComponentDeploymentReconciler, RecordingClient]:
     cache = Cache(None)
     cache.register(COMPONENT).replace([copy.deepcopy(dict(dcd))], "1")
     cache.register(DEPLOYMENT).replace(list(live), "1")
+    cache.register(SERVICE).replace(list(services), "1")
     for kind in (*CHILDREN, POD, SECRET, ROLE, DYNAMO_COMPONENT, *OPTIONAL_KINDS.values()):
-        if kind != DEPLOYMENT:
+        if kind not in (DEPLOYMENT, SERVICE):
             cache.register(kind).replace([], "1")
     for kind in (SERVICE_ACCOUNT, ROLE_BINDING):
         cache.register(kind).replace([], "1")
@@ -136,6 +147,36 @@ async def test_with_nothing_else_waiting_one_pass_does_everything() -> None:
     assert sorted(client.applied) == ["Deployment/web", "Service/web"]
     # Its first status, pending, waits a few seconds (the progress throttle), not behind others.
     assert result == Result(requeue_after=5.0)
+
+
+async def test_with_only_its_status_left_to_write_a_component_reports_while_pod_work_waits() -> (
+    None
+):
+    """Its Service written by an earlier pass, its Deployment now available: the status its
+    graph waits for does not queue behind other components' Services."""
+    first, written = reconciler(pod_work_waiting=False)
+    await first.reconcile(Request("ns", "web"))
+    deployment = {
+        **written.objects["Deployment/web"],
+        "status": {
+            "conditions": [{"type": "Available", "status": "True"}],
+            "replicas": 1,
+            "updatedReplicas": 1,
+            "readyReplicas": 1,
+            "availableReplicas": 1,
+            "observedGeneration": 1,
+        },
+    }
+    deployment["metadata"] = {**deployment["metadata"], "generation": 1}
+    made, client = reconciler(
+        pod_work_waiting=True, live=(deployment,), services=(written.objects["Service/web"],)
+    )
+
+    result = await made.reconcile(Request("ns", "web"))
+
+    assert client.applied == []
+    assert [status["conditions"][0]["status"] for status in client.statuses] == ["True"]
+    assert result is None or result.priority != LOW_PRIORITY
 
 
 KUBERNETES_DISCOVERY = OperatorSettings(discovery_cluster_role_name="discovery")
