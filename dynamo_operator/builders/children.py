@@ -50,6 +50,9 @@ class ComponentChildren:
     unsupported: MultinodeUnsupported | None = None
     """Set when the workload could not be built; the reconciler reports it as a condition."""
     warnings: tuple[str, ...] = ()
+    needs_unserved_api: bool = False
+    """A child needs an optional API the settings say the cluster does not serve (a multinode
+    workload without LeaderWorkerSet, a VirtualService without Istio): worth looking again."""
     """What a user should know about the component (no image, no Istio, no LWS API)."""
 
     def objects(self) -> list[JsonDict]:
@@ -113,7 +116,8 @@ def _build_children(component: Component, context: BuildContext) -> ComponentChi
         )
     workload = build_workload(component, context)
     virtual_service = build_virtual_service(component, context)
-    if virtual_service is not None and "istio" not in context.settings.available_apis:
+    istio_missing = virtual_service is not None and "istio" not in context.settings.available_apis
+    if istio_missing:
         warnings.append(
             f"{component.namespace}/{component.name}: ingress asks for an Istio VirtualService "
             "but the cluster serves no Istio API; the component is not exposed"
@@ -131,6 +135,7 @@ def _build_children(component: Component, context: BuildContext) -> ComponentChi
         autoscaler=build_horizontal_pod_autoscaler(component, context),
         unsupported=unsupported,
         warnings=tuple(warnings),
+        needs_unserved_api=istio_missing or unsupported is not None,
     )
 
 

@@ -29,6 +29,15 @@ def test_children_of_unsupported_multinode_have_no_workload_but_a_warning() -> N
     assert children.workload == []
     assert [obj["kind"] for obj in children.objects()] == ["Service"]
     assert children.warnings
+    assert children.needs_unserved_api  # LeaderWorkerSet may have been installed since
+
+
+def test_children_the_served_apis_can_build_need_no_other() -> None:
+    dcd = dcd_model(componentType="worker", backendFramework="vllm", multinode={"nodeCount": 2})
+    assert not build_component_children(dcd, context()).needs_unserved_api
+    assert not build_component_children(
+        dcd_model(), context(available_apis=frozenset())
+    ).needs_unserved_api
 
 
 def test_lws_without_volcano_has_no_pod_group_and_no_volcano_scheduler() -> None:

@@ -115,6 +115,7 @@ class ComponentDeploymentReconciler:
         settings: Callable[[], OperatorSettings],
         now: Callable[[], datetime],
         pod_work_waiting: Callable[[], bool] = lambda: False,
+        api_missing: Callable[[], None] = lambda: None,
     ) -> None:
         self._client = client
         self._reader = reader
@@ -123,6 +124,7 @@ class ComponentDeploymentReconciler:
         self._settings = settings
         self._now = now
         self._pod_work_waiting = pod_work_waiting
+        self._api_missing = api_missing
         self._status = StatusReport(
             client,
             recorder,
@@ -139,6 +141,8 @@ class ComponentDeploymentReconciler:
             model = self._validate(dcd)
             context = self._build_context(dcd)
             children = build_component_children(model, context)
+            if children.needs_unserved_api:
+                self._api_missing()  # installed since the last look? (reported meanwhile)
             pods_first = self._pods_first(dcd, children)
             changes = await self._apply(dcd, children, context, workload_only=pods_first)
         except _Halt as halt:

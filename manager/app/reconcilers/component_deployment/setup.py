@@ -65,6 +65,7 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         settings=deps.settings,
         now=deps.now,
         pod_work_waiting=deps.pod_work_waiting,
+        api_missing=deps.served_apis.recheck_soon,
     )
     discovery_access = discovery_access_requests(COMPONENT, deps.settings)
     controller = (

@@ -93,6 +93,7 @@ def reconciler(
     dcd: Mapping[str, Any] = DCD,
     live: tuple[dict[str, Any], ...] = (),
     services: tuple[dict[str, Any], ...] = (),
+    api_missing: Any = lambda: None,
 ) -> tuple[ComponentDeploymentReconciler, RecordingClient]:
     cache = Cache(None)
     cache.register(COMPONENT).replace([copy.deepcopy(dict(dcd))], "1")
@@ -116,6 +117,7 @@ def reconciler(
         settings=lambda: settings,
         now=lambda: datetime(2026, 1, 1, tzinfo=UTC),
         pod_work_waiting=lambda: pod_work_waiting,
+        api_missing=api_missing,
     )
     return made, client
 
@@ -245,3 +247,28 @@ async def test_pods_running_as_another_account_make_no_discovery_account() -> No
 
     assert "Deployment/g-web" in client.applied
     assert not [name for name in client.applied if "discovery" in name]
+
+
+async def test_a_multinode_component_without_leader_worker_sets_asks_to_look_again() -> None:
+    """The LeaderWorkerSet CRD may have been installed since the last look: the component
+    asks API discovery to check soon rather than wait minutes."""
+    asked: list[str] = []
+    multinode = {
+        **DCD,
+        "spec": {
+            **DCD["spec"],
+            "componentType": "worker",
+            "backendFramework": "vllm",
+            "multinode": {"nodeCount": 2},
+        },
+    }
+    made, _ = reconciler(
+        pod_work_waiting=False,
+        settings=OperatorSettings(etcd_addr="etcd:2379", available_apis=frozenset()),
+        dcd=multinode,
+        api_missing=lambda: asked.append("lws"),
+    )
+
+    await made.reconcile(Request("ns", "web"))
+
+    assert asked == ["lws"]
