@@ -50,10 +50,10 @@ class ComponentChildren:
     unsupported: MultinodeUnsupported | None = None
     """Set when the workload could not be built; the reconciler reports it as a condition."""
     warnings: tuple[str, ...] = ()
+    """What a user should know about the component (no image, no Istio, no LWS API)."""
     needs_unserved_api: bool = False
     """A child needs an optional API the settings say the cluster does not serve (a multinode
     workload without LeaderWorkerSet, a VirtualService without Istio): worth looking again."""
-    """What a user should know about the component (no image, no Istio, no LWS API)."""
 
     def objects(self) -> list[JsonDict]:
         """Every child in a stable order: workload first, then what routes to and scales it."""

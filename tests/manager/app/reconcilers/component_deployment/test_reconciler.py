@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -93,7 +93,7 @@ def reconciler(
     dcd: Mapping[str, Any] = DCD,
     live: tuple[dict[str, Any], ...] = (),
     services: tuple[dict[str, Any], ...] = (),
-    api_missing: Any = lambda: None,
+    api_missing: Callable[[], None] = lambda: None,
 ) -> tuple[ComponentDeploymentReconciler, RecordingClient]:
     cache = Cache(None)
     cache.register(COMPONENT).replace([copy.deepcopy(dict(dcd))], "1")
