@@ -107,6 +107,7 @@ class Reflector:
         self._inactivity_timeout = inactivity_timeout
         self._page_size = page_size
         self._backoff = Backoff(self._clock)
+        self._returns_seen = rest.availability.returns
         self._resource = kind.plural if not kind.group else f"{kind.plural}.{kind.group}"
         # Kept across `run` calls: a reflector cancelled and run again resumes its watch.
         self.resource_version: str | None = None
@@ -125,10 +126,10 @@ class Reflector:
                 )
                 self.resource_version = None
                 self._relist_reason = "expired"
-                await self._backoff.wait()
+                await self._sleep(self._next_delay())
             except (KubeError, TimeoutError) as error:
                 reason = "api_error" if isinstance(error, ApiError) else "transport_error"
-                delay = self._backoff.next_delay()
+                delay = self._next_delay()
                 log.warning(
                     "list or watch failed, backing off",
                     resource=self._resource,
@@ -136,13 +137,23 @@ class Reflector:
                     retry_in=round(delay, 2),
                 )
                 WATCH_RESTARTS.labels(self._resource, reason).inc()
-                # Cut short if the API server is away now and comes back first; then the
-                # outage's failures are forgotten: a restarted API server still answers 429
-                # for its custom resources a moment after /readyz, and the next wait must be
-                # the first step of the backoff, not the 30 s the outage had grown it to.
-                deadline = self._clock.now() + delay
-                if await self._rest.availability.sleep_until(self._clock, deadline):
-                    self._backoff.reset()
+                await self._sleep(delay)
+
+    def _next_delay(self) -> float:
+        """The backoff's next delay, the failures before the API server's last return
+        forgotten: a restarted API server still answers 429 for its custom resources a moment
+        after /readyz, and the wait after such a failure must be the first step of the backoff,
+        not the 30 s the outage had grown it to, whether this reflector was asleep when the
+        server came back or had a request in flight."""
+        returns = self._rest.availability.returns
+        if returns != self._returns_seen:
+            self._returns_seen = returns
+            self._backoff.reset()
+        return self._backoff.next_delay()
+
+    async def _sleep(self, delay: float) -> None:
+        """Sleep `delay`, cut short if the API server is away now and comes back first."""
+        await self._rest.availability.sleep_until(self._clock, self._clock.now() + delay)
 
     async def relist(self) -> None:
         """List page by page into the sink. A list that starts over (its continue token

@@ -47,6 +47,10 @@ class ApiAvailability:
         self._pace = Backoff(self._clock, initial=1.0, cap=30.0, jitter=0.0, reset_after=120.0)
         self._available = True
         self._lost_at = 0.0
+        self.returns = 0
+        """How many times the API server came back: a waiter that saw this change forgets the
+        failures it counted before (a request in flight across the return, or a sleep that
+        ended just before it, fails or retries after it and must not pay for the outage)."""
         # Created on first use: an anyio Event belongs to the event loop it was made in.
         self._back: anyio.Event | None = None
         self._gone: anyio.Event | None = None
@@ -110,6 +114,7 @@ class ApiAvailability:
 
     def _mark_back(self) -> None:
         self._available = True
+        self.returns += 1
         self._gone = anyio.Event()
         self._back_event().set()
         log.info(

@@ -72,3 +72,42 @@ async def test_a_watch_failing_once_the_api_server_is_back_waits_the_first_backo
     assert last_refused < back == pytest.approx(61.0), "the first ready probe ends the 30 s wait"
     # 0.8 s stretched by up to 100 % jitter, seen on 0.1 s steps: the outage's 30 s is forgotten.
     assert opened - back <= 1.7
+
+
+class SlowToAnswerApiServer(RestartingApiServer):
+    """A watch takes `answer_after` seconds to fail (a connection timing out): the API server
+    can come back while one is in flight, which then fails as the server answers by then."""
+
+    answer_after = 2.0
+    in_flight = False
+
+    @contextlib.asynccontextmanager
+    async def watch(self, *args: Any, **kwargs: Any) -> AsyncIterator[AsyncIterator[WatchEvent]]:
+        self.in_flight = True
+        await self.clock.sleep_until(self.clock.now() + self.answer_after)
+        self.in_flight = False
+        async with super().watch(*args, **kwargs) as events:
+            yield events
+
+
+async def test_a_watch_in_flight_when_the_api_server_comes_back_fails_into_the_first_step() -> None:
+    clock = FakeClock(start=0.0)
+    server = SlowToAnswerApiServer(clock)
+    reflector = Reflector(server, CONFIG_MAP, "ns", Sink(), clock=clock)  # type: ignore[arg-type]
+    reflector.resource_version = "7"
+    async with anyio.create_task_group() as tg:
+        await tg.start(server.availability.run)
+        tg.start_soon(reflector.run)
+        for _ in range(120):  # a minute away: the backoff grows past 12.8 s
+            await clock.settle(0.5)
+        while not server.in_flight:
+            await clock.settle(0.1)
+        # Back within the probe's second, while this watch waits 2 s for its answer: a 429.
+        server.down = False
+        for _ in range(60):
+            await clock.settle(0.1)
+        tg.cancel_scope.cancel()
+    assert server.availability.returns == 1
+    *_, failed_with_429, opened = server.watches_at
+    # 2 s in flight, then 0.8 s stretched by up to 100 % jitter, seen on 0.1 s steps.
+    assert opened - failed_with_429 <= server.answer_after + 1.7
