@@ -4,7 +4,13 @@
 set -euo pipefail
 shopt -s inherit_errexit
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=hack/lib/common.sh
+source "$ROOT/hack/lib/common.sh"
+stop_on_failure hack/kind-down.sh
+hold_kind_lock hack/kind-down.sh
+NAME=${1:-dynamo}
 docker_env=$("$ROOT/hack/kind/docker.sh" env)
 eval "$docker_env"
-[ -S "${DOCKER_HOST#unix://}" ] && "$ROOT/hack/kind/cluster.sh" delete "${1:-dynamo}" || true
+clusters=$("$ROOT/hack/kind/docker.sh" clusters)
+! grep -qx "$NAME" <<<"$clusters" || "$ROOT/hack/kind/cluster.sh" delete "$NAME"
 "$ROOT/hack/kind/docker.sh" stop

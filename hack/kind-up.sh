@@ -16,6 +16,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=hack/lib/common.sh
 source "$ROOT/hack/lib/common.sh"
 stop_on_failure hack/kind-up.sh
+hold_kind_lock hack/kind-up.sh
 NAME=${1:-dynamo}
 say() { echo "kind-up: $*" >&2; }
 timed() { local s=$SECONDS; "$@"; say "${1##*/}${2:+ $2} took $((SECONDS - s))s"; }

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# hack/kind/docker.sh start|stop|env -- a private dockerd for kind, and the host put back after it.
+# hack/kind/docker.sh start|stop|env|clusters -- a private dockerd for kind, and the host put back
+# after it.
 #
 # No init system runs services here, so dockerd is started by hand, all of its state in two places:
 # images in $DYNAMO_CACHE/kind/docker (kept: the node image and the layer cache make a warm run
 # fast) and everything of one run in $KIND_RUN (socket, pid, exec root; removed at stop). `env`
-# prints the DOCKER_HOST to export. Clients reach it only through that socket.
+# prints the DOCKER_HOST to export, `clusters` the kind clusters it holds. Clients reach it only
+# through that socket.
 #
 # What a run changes on the host, saved by `start` in $KIND_RUN/before/ and put back by `stop`:
 # sysctls the kubelet in a node writes host-wide (vm.overcommit_memory, kernel.panic, ...),
@@ -16,10 +18,12 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=hack/lib/common.sh
 source "$HERE/../lib/common.sh"
 stop_on_failure "kind/docker.sh ${1:-}"
+drop_kind_lock   # dockerd outlives this script, and may outlive a killed run
 DYNAMO_CACHE=${DYNAMO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dynamo-operator}   # as go-env.sh
 KIND_RUN=${KIND_RUN:-/run/dynamo-kind}
 DATA=$DYNAMO_CACHE/kind/docker
 SOCK=$KIND_RUN/docker.sock
+export DOCKER_HOST=unix://$SOCK   # this script's own docker commands
 BEFORE=$KIND_RUN/before
 SYSCTLS="vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops
   kernel.keys.root_maxkeys kernel.keys.root_maxbytes net.ipv4.ip_forward net.netfilter.nf_conntrack_max"
@@ -65,19 +69,39 @@ start() {
     --ip-masq=false --oom-score-adjust=0 $dns \
     --add-runtime "dynamo-runc=$HERE/runc-wrapper" --default-runtime dynamo-runc \
     >"$KIND_RUN/dockerd.log" 2>&1 </dev/null &
+  local ready=0
   for _ in $(seq 100); do
-    DOCKER_HOST=unix://$SOCK docker version >/dev/null 2>&1 && { log "dockerd ready"; return 0; }
+    docker version >/dev/null 2>&1 && { ready=1; break; }
     sleep 0.2
   done
-  tail -n 20 "$KIND_RUN/dockerd.log" >&2; log "dockerd did not start"; return 1
+  if [ "$ready" = 0 ]; then
+    tail -n 20 "$KIND_RUN/dockerd.log" >&2; log "dockerd did not start"; return 1
+  fi
+  log "dockerd ready"
+  # Containers in $DATA now are a dead dockerd's (a killed run's): their clusters' networking died
+  # with it (a node restarted here answered "no route to host"), so they go and kind makes anew.
+  local left; left=$(docker ps -aq)
+  [ -z "$left" ] || log "removing the containers of a dockerd that died: ${left//$'\n'/ }"
+  remove_containers
+}
+
+# Containers and networks go (the node image stays in $DATA for the next run).
+remove_containers() {
+  docker ps -aq | xargs -r docker rm -f -v >/dev/null
+  docker network ls --filter type=custom -q | xargs -r docker network rm >/dev/null
 }
 
 stop() {
+  # A dockerd killed with its run leaves its containers' processes running (a kind node's init,
+  # kubelet and API server, with nobody to stop them) and its containers, networks and bridge in
+  # its state: the processes are killed, then dockerd started again removes the rest (start).
+  if ! running && [ -e "$KIND_RUN/dockerd.pid" ]; then
+    log "the dockerd of an earlier run died; removing what it left"
+    kill_contained
+    start
+  fi
   if running; then
-    export DOCKER_HOST=unix://$SOCK
-    # Containers and networks of a run go (the node image stays in $DATA for the next run).
-    docker ps -aq | xargs -r docker rm -f -v >/dev/null
-    docker network ls --filter type=custom -q | xargs -r docker network rm >/dev/null
+    remove_containers
     local pid; pid=$(cat "$KIND_RUN/dockerd.pid")
     log "stopping dockerd ($pid)"
     kill "$pid"
@@ -88,14 +112,38 @@ stop() {
   for _ in $(seq 50); do left=$(ours); [ -z "$left" ] && break; sleep 0.2; done
   read -r -d '' -a pids <<<"$left" || true
   [ ${#pids[@]} = 0 ] || kill -9 "${pids[@]}" 2>/dev/null || true
-  restore
+  kill_contained
+  # Before restore's comparison: a network namespace mounted here holds its veth on the host.
   { grep -F -e " $KIND_RUN" -e " $DATA/" /proc/mounts || true; } | awk '{print $2}' | sort -r \
     | xargs -r -n1 umount -l
+  restore
   rm -rf --one-file-system "$KIND_RUN"
 }
 
 # PIDs of processes started for this run (dockerd, its containerd and shims name $KIND_RUN).
 ours() { pgrep -f -- "$KIND_RUN/" || true; }
+
+# The cgroup directories of docker and of the nodes' kubelets (/sys/fs/cgroup/pids/docker, ...)
+# made since `start`'s snapshot.
+new_cgroups() {
+  find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d | sort >"$KIND_RUN/cgroups-now"
+  comm -13 "$BEFORE/cgroups" "$KIND_RUN/cgroups-now" \
+    | { grep -E '/(docker|kubelet|kubepods)[^/]*$' || true; }
+}
+
+# SIGKILL to every process still in those cgroups.
+kill_contained() {
+  [ -d "$BEFORE" ] || return 0
+  local dirs pids
+  dirs=$(new_cgroups)
+  [ -n "$dirs" ] || return 0
+  # shellcheck disable=SC2086 # $dirs: one directory per line, none with a space
+  pids=$({ find $dirs -name cgroup.procs -exec cat {} + 2>/dev/null || true; } | sort -u)
+  [ -n "$pids" ] || return 0
+  log "killing the processes left in the containers' cgroups: ${pids//$'\n'/ }"
+  # shellcheck disable=SC2086 # $pids: one pid per line
+  kill -9 $pids 2>/dev/null || true
+}
 
 restore() {
   [ -d "$BEFORE" ] || return 0
@@ -107,10 +155,8 @@ restore() {
   done <"$BEFORE/sysctls"
   ip link show docker0 >/dev/null 2>&1 && ! grep -qx docker0 "$BEFORE/links" && ip link del docker0
   # Leaf-first: a cgroup directory goes only when empty, so a process still in one shows up below.
-  find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d | sort >"$KIND_RUN/cgroups-now"
-  comm -13 "$BEFORE/cgroups" "$KIND_RUN/cgroups-now" \
-    | { grep -E '/(docker|kubelet|kubepods)[^/]*$' || true; } | while read -r dir; do
-      find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null || true; done
+  new_cgroups | while read -r dir; do
+    find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null || true; done
   nft list tables | sort >"$KIND_RUN/nft-tables-now"
   comm -13 "$BEFORE/nft-tables" "$KIND_RUN/nft-tables-now" | while read -r _ family table; do
     nft delete table "$family" "$table"; done
@@ -120,10 +166,18 @@ restore() {
   if [ -n "$diffs" ]; then log "host differs from before the run:"; echo "$diffs" >&2; fi
 }
 
+# The kind clusters whose containers this dockerd holds (none when it does not run).
+clusters() {
+  running || return 0
+  docker ps -a --filter label=io.x-k8s.kind.cluster \
+    --format '{{.Label "io.x-k8s.kind.cluster"}}' | sort -u
+}
+
 case ${1:-} in
   start) start ;;
+  clusters) clusters ;;
   stop) stop ;;
   env) echo "export DOCKER_HOST=unix://$SOCK" ;;
   snapshot) snapshot "$2" ;;
-  *) echo "usage: $0 start|stop|env|snapshot DIR" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|env|clusters|snapshot DIR" >&2; exit 2 ;;
 esac

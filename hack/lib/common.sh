@@ -63,3 +63,27 @@ project_python() {
   fi
   echo "$python"
 }
+
+# hold_kind_lock NAME: one kind run at a time on this machine (hack/kind-up.sh, hack/kind-down.sh,
+# hack/test-kind). An flock on $KIND_RUN.lock, held until the script exits: a run that is killed
+# frees it, so what it left behind is known to be nobody's. The scripts such a run calls inherit
+# its hold (DYNAMO_KIND_LOCKED); one that starts a daemon drops its copy first (drop_kind_lock), or
+# a dockerd that outlives a killed run would keep the machine locked.
+hold_kind_lock() {
+  [[ -n ${DYNAMO_KIND_LOCKED:-} ]] && return 0
+  local lock=${KIND_RUN:-/run/dynamo-kind}.lock holder
+  exec {DYNAMO_KIND_LOCK_FD}>>"$lock"
+  if ! flock -n "$DYNAMO_KIND_LOCK_FD"; then
+    holder=$(cat "$lock" 2>/dev/null) || true
+    echo "$1: another kind run holds $lock (${holder:-its pid unknown}); wait for it to end" >&2
+    return 1
+  fi
+  echo "$$ $1" >"$lock"
+  export DYNAMO_KIND_LOCKED=$$ DYNAMO_KIND_LOCK_FD
+}
+
+# drop_kind_lock: closes this shell's copy of the lock's file descriptor (the run that took the
+# lock keeps its own, and with it the lock), so that nothing this shell starts holds it.
+drop_kind_lock() {
+  if [[ -n ${DYNAMO_KIND_LOCK_FD:-} ]]; then exec {DYNAMO_KIND_LOCK_FD}>&-; fi
+}

@@ -3,8 +3,11 @@ installs nothing when what it needs is present."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from ..scripts import HACK
@@ -65,3 +68,47 @@ def test_project_python_names_what_a_python_without_the_projects_packages_lacks(
     assert line.startswith(f"hack/demo: {bare} lacks the project's packages (ModuleNotFoundError")
     assert "pip install -e '.[test]'" in line
     assert (found.returncode, found.stdout) == (0, f"{sys.executable}\n"), found.stderr
+
+
+def test_one_kind_run_at_a_time_and_a_killed_run_frees_the_machine(tmp_path: Path) -> None:
+    """CI found the kind step refused because a run killed mid-way had left its dockerd: the lock
+    says whether a run is alive, whatever it left, even a daemon that outlives it."""
+    kind_run = tmp_path / "dynamo-kind"
+    daemon_started = tmp_path / "daemon-started"
+    holder_script = tmp_path / "holder.sh"
+    holder_script.write_text(
+        f"set -euo pipefail\nsource {COMMON}\nhold_kind_lock hack/kind-up.sh\n"
+        # A daemon as hack/kind/docker.sh starts dockerd; it says its pid once in its own session.
+        f"(drop_kind_lock; setsid sh -c 'echo $$ >{daemon_started}.new"
+        f" && mv {daemon_started}.new {daemon_started} && exec sleep 60' &)\nsleep 60\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "KIND_RUN": str(kind_run)}
+    holder = subprocess.Popen(["bash", str(holder_script)], env=env, start_new_session=True)
+    try:
+        while not daemon_started.exists() and holder.poll() is None:
+            time.sleep(0.05)
+        assert daemon_started.exists(), "the first run did not take the lock"
+
+        second = run_bash(
+            f"KIND_RUN={kind_run}\nhold_kind_lock hack/test-kind\necho ran\n", tmp_path
+        )
+        assert second.returncode == 1
+        assert "ran" not in second.stdout
+        assert second.stderr.strip() == (
+            f"hack/test-kind: another kind run holds {kind_run}.lock"
+            f" ({holder.pid} hack/kind-up.sh); wait for it to end"
+        )
+        inherited = run_bash(
+            f"KIND_RUN={kind_run} DYNAMO_KIND_LOCKED={holder.pid}\n"
+            "export DYNAMO_KIND_LOCKED\nhold_kind_lock hack/kind-down.sh\necho ran\n",
+            tmp_path,
+        )
+        assert inherited.stdout == "ran\n", inherited.stderr
+    finally:
+        os.killpg(holder.pid, signal.SIGKILL)  # the run and its children, not the setsid daemon
+        holder.wait()
+
+    after = run_bash(f"KIND_RUN={kind_run}\nhold_kind_lock hack/test-kind\necho ran\n", tmp_path)
+    os.kill(int(daemon_started.read_text()), signal.SIGKILL)
+    assert after.returncode == 0, after.stderr
+    assert after.stdout == "ran\n"
