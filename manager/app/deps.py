@@ -51,6 +51,9 @@ class Deps:
     pod_work_waiting: Callable[[], bool] = lambda: False
     """Whether work that makes pods exist (a new or changed graph or component) is queued:
     what can wait (a Service, a progress status) waits behind it, across graphs."""
+    component_work_waiting: Callable[[], bool] = lambda: False
+    """Whether any component pass is queued, at any priority (its Services, its status): a
+    graph's progress, which summarises its components, waits behind them."""
 
     def reconciler_for(self, kind: ResourceKind, reconciler: Reconciler) -> Reconciler:
         """`reconciler` as a controller runs it: its reconciles counted under `kind`'s

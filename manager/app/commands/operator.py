@@ -67,7 +67,7 @@ from manager.runtime.metrics import (
 from manager.runtime.namespace_claims import NamespaceClaims
 from manager.runtime.process_owner import ProcessOwner
 from manager.runtime.tls import CertificateError, DirectoryCertificates
-from manager.runtime.workqueue import DEFAULT_PRIORITY
+from manager.runtime.workqueue import DEFAULT_PRIORITY, LOW_PRIORITY
 from webhooks import (
     ConversionTarget,
     CrdConversionKeeper,
@@ -175,7 +175,8 @@ class Operator:
         if self.claims is not None:
             self.manager.add(self.claims)
         pod_makers: list[Controller] = []
-        deps = Deps(
+        components: list[Controller] = []
+        self.deps = deps = Deps(
             client=Client(rest, identity, kinds=kinds),
             cache=cache,
             recorder=recorder,
@@ -187,6 +188,9 @@ class Operator:
             image_build=options.image_build,
             pod_work_waiting=lambda: any(
                 maker.queue.queued_at_or_above(DEFAULT_PRIORITY) for maker in pod_makers
+            ),
+            component_work_waiting=lambda: any(
+                component.queue.queued_at_or_above(LOW_PRIORITY) for component in components
             ),
         )
         controllers = (
@@ -200,6 +204,7 @@ class Operator:
         pod_makers.extend(
             controller for controller, kind in controllers if kind in (GRAPH, COMPONENT)
         )
+        components.extend(controller for controller, kind in controllers if kind == COMPONENT)
         if self.claims is not None:
             self.claims.add_listener(HandOver(cache.reader, recorder, GRAPH, controllers))
         if options.enable_webhooks:

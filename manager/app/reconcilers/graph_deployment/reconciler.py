@@ -17,9 +17,10 @@ last write is `PROGRESS_FIRST` old after any other write, `PROGRESS_CAP` old aft
 write (a requeue, so the latest progress is written), longer under load (the graphs in
 progress share a budget of writes a second); a first status saying the graph is pending waits
 until the operator has known the graph for `PROGRESS_FIRST` (or its share), so a graph that
-converges by then gets one status write. While pod-making work (new graphs, new components) is
-queued, progress waits behind it (`StatusReport`'s `busy`): many graphs converging at once
-then write one status each, the one saying they are ready.
+converges by then gets one status write. While pod-making work (new graphs, new components) or
+any component pass (a Service, a component's status) is queued, progress waits behind it
+(`StatusReport`'s `busy`, `progress_waits`): many graphs converging at once then write one
+status each, the one saying they are ready.
 
 No finalizer: garbage collection deletes the DCDs and their children, and a namespace deletion
 never waits for a stopped operator.
@@ -89,7 +90,7 @@ class GraphDeploymentReconciler:
         planner_cluster_role_name: str | None,
         now: Callable[[], datetime],
         artifacts: ArtifactStep,
-        pod_work_waiting: Callable[[], bool] = lambda: False,
+        progress_waits: Callable[[], bool] = lambda: False,
     ) -> None:
         self._client = client
         self._reader = reader
@@ -103,7 +104,7 @@ class GraphDeploymentReconciler:
             client,
             recorder,
             progress_throttle(),
-            busy=pod_work_waiting,
+            busy=progress_waits,
         )
 
     async def reconcile(self, request: Request) -> Result | None:

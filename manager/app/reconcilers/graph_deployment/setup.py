@@ -39,7 +39,11 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         settings=deps.settings,
         planner_cluster_role_name=deps.planner_cluster_role_name,
         now=deps.now,
-        pod_work_waiting=deps.pod_work_waiting,
+        # At 2,000 graphs, every graph's first pending status (written once it had waited
+        # PROGRESS_LONGEST) went out while the components' Services were still being written,
+        # 2,000 writes in the minute that gated the last pods; behind them, most graphs'
+        # first status is the one saying they are ready.
+        progress_waits=lambda: deps.pod_work_waiting() or deps.component_work_waiting(),
         artifacts=ArtifactStep(
             client=deps.client,
             reader=deps.cache.reader,

@@ -13,10 +13,11 @@ from manager.app.commands.run import options_from_arguments
 from manager.app.kinds import COMPONENT, GRAPH, MODEL, OPTIONAL_KINDS, SCALING_ADAPTER
 from manager.runtime.cache import Cache, KindOptions
 from manager.runtime.client import RestClient
-from manager.runtime.controller import Controller
+from manager.runtime.controller import Controller, Request
 from manager.runtime.identity import Identity
 from manager.runtime.kinds import JOB, PERSISTENT_VOLUME_CLAIM, POD
 from manager.runtime.metrics import ServingCertificate
+from manager.runtime.workqueue import LOW_PRIORITY
 
 
 class _NoTransport:
@@ -78,3 +79,31 @@ def test_the_secure_metrics_endpoint_names_its_self_signed_certificate_after_the
     certificate = getattr(operator.manager.metrics_server, "certificate", None)
     assert isinstance(certificate, ServingCertificate)
     assert certificate.self_signed_name == "dynamo-operator-metrics"  # as before the move
+
+
+@pytest.mark.anyio
+async def test_what_waits_behind_what_follows_each_controllers_queue() -> None:
+    """Pods first across graphs: a new graph or component is pod work; a component's Service
+    pass is not, but a graph's progress waits behind it too (2,000 graphs' first pending
+    statuses had gone out while the last Services were being written); graphs' own progress
+    passes never hold each other back."""
+    operator = _operator()
+    controllers = {r.name: r for r in operator.manager.runnables if isinstance(r, Controller)}
+    components = controllers["dynamocomponentdeployment"].queue
+    graphs = controllers["dynamographdeployment"].queue
+    deps = operator.deps
+
+    def waiting() -> tuple[bool, bool]:
+        return deps.pod_work_waiting(), deps.component_work_waiting()
+
+    assert waiting() == (False, False)
+    components.add(Request("ns", "g-frontend"), priority=LOW_PRIORITY)
+    graphs.add(Request("ns", "g"), priority=LOW_PRIORITY)
+    controllers["dynamomodel"].queue.add(Request("ns", "m"))
+    assert waiting() == (False, True)
+
+    components.done(await components.get())
+    assert waiting() == (False, False)
+
+    graphs.add(Request("ns", "g"))
+    assert waiting() == (True, False)
