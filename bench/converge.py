@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import math
 import os
 import signal
@@ -78,7 +79,13 @@ from e2e.support.metrics_scrape import Samples, of_families, requests_by_method,
 from e2e.support.operator_process import OperatorProcess
 from manager.app.kinds import COMPONENT, GRAPH
 from manager.runtime.cache import Informer
-from manager.runtime.client import AlreadyExists, KindRegistry, NotFound, RestClient
+from manager.runtime.client import (
+    AlreadyExists,
+    KindRegistry,
+    NotFound,
+    RestClient,
+    TransportError,
+)
 from manager.runtime.kinds import (
     DEPLOYMENT,
     NAMESPACE,
@@ -107,6 +114,8 @@ def operator_settings(own_role: bool) -> OperatorSettings:
 
 
 FIELD_MANAGER = "bench"
+FLOOR_RETRIES = 3
+"""Retries of a floor POST the API server gave no answer to in time."""
 ACCESS_KINDS = frozenset({"ServiceAccount", "Role", "RoleBinding"})
 PODS_PER_NODE = 110
 SAMPLE_SECONDS = 5.0
@@ -379,12 +388,12 @@ async def create_floor_graph(
             components.append((obj, []))
         else:
             components[-1][1].append(obj)
-    owner = await rest.create(GRAPH, graph, field_manager=FIELD_MANAGER)
+    owner = await floor_create(rest, GRAPH, graph)
 
     async def write(kind: ResourceKind, obj: dict[str, Any]) -> dict[str, Any]:
         if apply:
             return await rest.apply(kind, obj, field_manager=FIELD_MANAGER)
-        return await rest.create(kind, obj, field_manager=FIELD_MANAGER)
+        return await floor_create(rest, kind, obj)
 
     async def create_component(dcd: dict[str, Any], children: list[dict[str, Any]]) -> None:
         created = await write(COMPONENT, owned_by(dcd, owner))
@@ -395,6 +404,23 @@ async def create_floor_graph(
     async with anyio.create_task_group() as tg:
         for dcd, children in components:
             tg.start_soon(create_component, dcd, children)
+
+
+async def floor_create(rest: RestClient, kind: ResourceKind, obj: dict[str, Any]) -> dict[str, Any]:
+    """POST `obj`, again when the API server gave no answer in time (at N = 2,000 a Service
+    create waited more than the client's 30 s); a retry finding it made reads it back."""
+    metadata = obj["metadata"]
+    for attempt in itertools.count():
+        try:
+            return await rest.create(kind, obj, field_manager=FIELD_MANAGER)
+        except TransportError:
+            if attempt == FLOOR_RETRIES:
+                raise
+        except AlreadyExists:
+            if not attempt:
+                raise
+            return await rest.get(kind, metadata.get("namespace"), metadata["name"])
+    raise AssertionError("unreachable")
 
 
 async def create_floor_access(
