@@ -176,3 +176,18 @@ async def test_while_more_urgent_work_waits_progress_waits_behind_it_and_the_res
     five_later = much_later + timedelta(seconds=5)
     assert await report.report(OBJ, pending, now=five_later, progress_only=True) is None
     assert client.statuses == [{"state": "ready"}, pending]
+
+
+async def test_under_load_a_held_back_object_looks_again_when_the_budget_lets_it_write() -> None:
+    first, cap, longest = timedelta(seconds=5), timedelta(seconds=30), timedelta(minutes=5)
+    throttle = ProgressThrottle(first, cap, rate=2.0, longest=longest)
+    report = StatusReport(FakeClient(), FakeRecorder(), throttle, busy=lambda: True)  # type: ignore[arg-type]
+    pending = {"state": "pending", "ready": 0}
+
+    held = await report.report(OBJ, pending, now=NOW, progress_only=True)
+    assert held == Result(requeue_after=30.0, priority=LOW_PRIORITY)  # one object: `cap`
+
+    for index in range(2000):  # 2,000 objects in progress share 2 writes a second
+        throttle.wait(f"uid-{index}", NOW)
+    held = await report.report(OBJ, pending, now=NOW, progress_only=True)
+    assert held == Result(requeue_after=longest.total_seconds(), priority=LOW_PRIORITY)

@@ -1,0 +1,177 @@
+"""What a write costs the API server: POST against server-side apply, per kind.
+
+At 2,000 graphs `bench.converge --profile` found a Service apply taking 942 ms on average and a
+Deployment apply 205 ms, the API server at 100% CPU: the question is whether a Service costs the
+API server that much more, and whether server-side apply (the operator's) costs more than POST
+(the floor's). This writes N copies of the graphs' own Service and Deployment (as `render` makes
+them for `bench.converge`'s four-service graph, names made unique, no owner references) and of a
+small ConfigMap (the baseline), `--concurrency` at once, each kind and verb in a fresh namespace,
+then waits until the API server is quiet again (its follow-on work, the controller manager's
+EndpointSlices, ReplicaSets and pods, counted too). Per kind and verb: objects per second during
+the writes, and CPU seconds per 1,000 objects of the API server, etcd and the controller manager,
+from the first write until quiet. The Deployments keep their one replica: pods are what a
+Deployment costs a cluster (kwok nodes run them).
+
+    python -m bench.write_cost [--objects 1000] [--concurrency 16]
+
+Always starts its own local control plane (it reads its processes' CPU from /proc). The last
+line is `key=value` pairs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import math
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import kr8s.asyncio
+
+from bench.converge import FIELD_MANAGER, add_node_room, bench_graph, for_each, process_cpu_seconds
+from dynamo_operator.constants import Labels
+from dynamo_operator.render import render_objects
+from dynamo_operator.settings import OperatorSettings
+from e2e.localcluster.controlplane.ephemeral import local_cluster
+from manager.runtime.client import RestClient
+from manager.runtime.kinds import CONFIG_MAP, DEPLOYMENT, NAMESPACE, SERVICE, ResourceKind
+
+PROCESSES = ("kube-apiserver", "etcd", "kube-controller-manager")
+QUIET_CPU_PER_SECOND = 0.05
+"""The API server is quiet once it uses less than this many CPU seconds a second, 3 s running."""
+QUIET_LIMIT_S = 120.0
+
+
+def graph_children() -> dict[str, dict[str, Any]]:
+    """The first Deployment and Service `render` makes for the benchmark graph."""
+    graph = bench_graph("g-0000", "bench")
+    objects = render_objects([graph], OperatorSettings(), default_namespace="bench").objects
+    children = {}
+    for kind in (DEPLOYMENT, SERVICE):
+        children[kind.kind] = next(obj for obj in objects if obj["kind"] == kind.kind)
+    return children
+
+
+def numbered(template: dict[str, Any], namespace: str, index: int) -> dict[str, Any]:
+    """A copy of `template` named for `index` in `namespace`, selecting only its own pods."""
+    obj = copy.deepcopy(template)
+    name = f"{obj['metadata']['name']}-{index:05d}"
+    obj["metadata"].update(name=name, namespace=namespace)
+    obj["metadata"].pop("ownerReferences", None)
+    spec = obj.get("spec") or {}
+    if obj["kind"] == "Service":
+        spec.setdefault("selector", {})[Labels.SELECTOR] = name
+    if obj["kind"] == "Deployment":
+        spec["selector"]["matchLabels"][Labels.SELECTOR] = name
+        spec["template"]["metadata"]["labels"][Labels.SELECTOR] = name
+    return obj
+
+
+def config_map_template() -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "config", "labels": {"app.kubernetes.io/name": "bench"}},
+        "data": {"mode": "serve", "settings": "x" * 200},
+    }
+
+
+def cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
+    return {name: process_cpu_seconds(pid) for name, pid in pids.items()}
+
+
+async def until_quiet(apiserver_pid: int) -> None:
+    quiet_for, started = 0, time.perf_counter()
+    last = process_cpu_seconds(apiserver_pid)
+    while quiet_for < 3 and time.perf_counter() - started < QUIET_LIMIT_S:
+        await anyio.sleep(1.0)
+        now = process_cpu_seconds(apiserver_pid)
+        quiet_for = quiet_for + 1 if now - last < QUIET_CPU_PER_SECOND else 0
+        last = now
+
+
+async def measure(
+    rest: RestClient,
+    kind: ResourceKind,
+    template: dict[str, Any],
+    write: Callable[[ResourceKind, dict[str, Any]], Any],
+    args: argparse.Namespace,
+    pids: dict[str, int],
+) -> dict[str, float]:
+    namespace = f"write-cost-{uuid.uuid4().hex[:6]}"
+    await rest.create(NAMESPACE, {"metadata": {"name": namespace}}, field_manager=FIELD_MANAGER)
+    objects = [numbered(template, namespace, index) for index in range(args.objects)]
+    await until_quiet(pids["kube-apiserver"])
+    before, started = cpu_seconds(pids), time.perf_counter()
+
+    async def one(obj: dict[str, Any]) -> None:
+        await write(kind, obj)
+
+    await for_each(objects, one, args.concurrency)
+    written_s = time.perf_counter() - started
+    await until_quiet(pids["kube-apiserver"])
+    after = cpu_seconds(pids)
+    per_thousand = 1000 / args.objects
+    figures = {"per_s": args.objects / written_s}
+    for name in PROCESSES:
+        figures[f"{name}_cpu_s_per_1000"] = (after[name] - before[name]) * per_thousand
+    return figures
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, float]:
+    templates = {CONFIG_MAP: config_map_template()}
+    children = graph_children()
+    templates[DEPLOYMENT], templates[SERVICE] = children["Deployment"], children["Service"]
+    figures: dict[str, float] = {"objects": args.objects, "concurrency": args.concurrency}
+    with local_cluster("bench-write-cost-", with_lws=False) as cluster:
+        pids = {name: cluster.processes[name].pid for name in PROCESSES}
+        api = await kr8s.asyncio.api(kubeconfig=str(cluster.kubeconfig))
+        rest = RestClient.for_api(api)
+        try:
+            await add_node_room(rest, math.ceil(2 * args.objects * 1.1))
+            await measure_each(rest, templates, args, pids, figures)
+        finally:
+            await rest.transport.aclose()
+    return figures
+
+
+async def measure_each(
+    rest: RestClient,
+    templates: dict[ResourceKind, dict[str, Any]],
+    args: argparse.Namespace,
+    pids: dict[str, int],
+    figures: dict[str, float],
+) -> None:
+    async def create(kind: ResourceKind, obj: dict[str, Any]) -> Any:
+        return await rest.create(kind, obj, field_manager=FIELD_MANAGER)
+
+    async def apply(kind: ResourceKind, obj: dict[str, Any]) -> Any:
+        return await rest.apply(kind, obj, field_manager=FIELD_MANAGER)
+
+    for kind, template in templates.items():
+        for verb, write in (("create", create), ("apply", apply)):
+            result = await measure(rest, kind, template, write, args, pids)
+            print(f"  {kind.kind:<10} {verb:<6} {_format(result)}", flush=True)
+            label = f"{kind.kind.lower()}_{verb}"
+            figures.update({f"{label}_{key}": value for key, value in result.items()})
+
+    return figures
+
+
+def _format(figures: dict[str, float]) -> str:
+    return " ".join(f"{key}={value:.2f}" for key, value in figures.items())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--objects", type=int, default=1000, help="of each kind, per verb")
+    parser.add_argument("--concurrency", type=int, default=16)
+    args = parser.parse_args()
+    print(_format(anyio.run(main_async, args)))
+
+
+if __name__ == "__main__":
+    main()
