@@ -163,6 +163,7 @@ BENCHMARKS_ON_A_CLUSTER = (
     "python -m bench.chaos",
     "python -m bench.informer_sync",
     "python -m bench.sample_controller",
+    "python -m bench.write_cost",
 )
 for _benchmark in (*BENCHMARKS_WITHOUT_A_CLUSTER, *BENCHMARKS_ON_A_CLUSTER):
     COMMANDS[_benchmark] = IN_THIS_TEST
