@@ -45,14 +45,14 @@ QUIET_CPU_PER_SECOND = 0.05
 QUIET_LIMIT_S = 120.0
 
 
-def graph_children() -> dict[str, dict[str, Any]]:
+def graph_children() -> dict[ResourceKind, dict[str, Any]]:
     """The first Deployment and Service `render` makes for the benchmark graph."""
     graph = bench_graph("g-0000", "bench")
     objects = render_objects([graph], OperatorSettings(), default_namespace="bench").objects
-    children = {}
-    for kind in (DEPLOYMENT, SERVICE):
-        children[kind.kind] = next(obj for obj in objects if obj["kind"] == kind.kind)
-    return children
+    return {
+        kind: next(obj for obj in objects if obj["kind"] == kind.kind)
+        for kind in (DEPLOYMENT, SERVICE)
+    }
 
 
 def numbered(template: dict[str, Any], namespace: str, index: int) -> dict[str, Any]:
@@ -122,9 +122,7 @@ async def measure(
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, float]:
-    templates = {CONFIG_MAP: config_map_template()}
-    children = graph_children()
-    templates[DEPLOYMENT], templates[SERVICE] = children["Deployment"], children["Service"]
+    templates = {CONFIG_MAP: config_map_template(), **graph_children()}
     figures: dict[str, float] = {"objects": args.objects, "concurrency": args.concurrency}
     with local_cluster("bench-write-cost-", with_lws=False) as cluster:
         pids = {name: cluster.processes[name].pid for name in PROCESSES}
@@ -132,7 +130,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, float]:
         rest = RestClient.for_api(api)
         try:
             await add_node_room(rest, math.ceil(2 * args.objects * 1.1))
-            await measure_each(rest, templates, args, pids, figures)
+            figures.update(await measure_each(rest, templates, args, pids))
         finally:
             await rest.transport.aclose()
     return figures
@@ -143,8 +141,10 @@ async def measure_each(
     templates: dict[ResourceKind, dict[str, Any]],
     args: argparse.Namespace,
     pids: dict[str, int],
-    figures: dict[str, float],
-) -> None:
+) -> dict[str, float]:
+    """Each kind created, then applied: its figures printed, and returned by kind and verb."""
+    figures: dict[str, float] = {}
+
     async def create(kind: ResourceKind, obj: dict[str, Any]) -> Any:
         return await rest.create(kind, obj, field_manager=FIELD_MANAGER)
 
@@ -157,7 +157,6 @@ async def measure_each(
             print(f"  {kind.kind:<10} {verb:<6} {_format(result)}", flush=True)
             label = f"{kind.kind.lower()}_{verb}"
             figures.update({f"{label}_{key}": value for key, value in result.items()})
-
     return figures
 
 
