@@ -109,6 +109,8 @@ async def relist_all(cache: Cache, *, traced: bool) -> Relist:
 async def measure(rest: RestClient) -> tuple[list[KindFootprint], Relist]:
     configure_logging("warning")  # the controllers' handlers see the lists, at debug level
     cache = assembled_operator(rest).manager.cache
+    if not isinstance(cache, Cache):
+        raise TypeError(f"the operator's cache is {type(cache).__name__}, not the informer cache")
     footprints = await fill(cache)
     timed = await relist_all(cache, traced=False)
     traced = await relist_all(cache, traced=True)

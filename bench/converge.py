@@ -507,7 +507,7 @@ def start_operator(
         launcher = [sys.executable, "-m", "bench.converge_profile", str(request_log)]
     else:
         launcher = [sys.executable, "-m", "manager.app.cli"]
-    arguments = (
+    arguments: tuple[str, ...] = (
         "run",
         f"--metrics-bind-address=127.0.0.1:{metrics_port}",
         f"--health-probe-bind-address=127.0.0.1:{health_port}",
