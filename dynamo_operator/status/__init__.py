@@ -37,6 +37,7 @@ from dynamo_operator.status.graph_deployment import derive_graph_status, is_prog
 from dynamo_operator.status.model import EndpointState, derive_model_status
 from dynamo_operator.status.reasons import ConditionTypes, Reasons
 from dynamo_operator.status.rolling_update import WorkerRollout, derive_rolling_update
+from dynamo_operator.status.workloads import is_workload_ready
 
 __all__ = [
     "DYNAMO_COMPONENT_EVENTS",
@@ -65,6 +66,7 @@ __all__ = [
     "is_component_progress_only",
     "is_condition_true",
     "is_progress_only",
+    "is_workload_ready",
     "observe_builder_job",
     "set_condition",
 ]

@@ -88,6 +88,18 @@ def _deployment_lag(deployment: Mapping[str, Any], desired: int) -> str | None:
     return None
 
 
+def is_workload_ready(workload: Mapping[str, Any]) -> bool:
+    """Whether one Deployment or LeaderWorkerSet is ready by the rules above, on its own (what
+    its component's status turns on; a multinode component waits for all of its sets)."""
+    if workload.get("kind") == "LeaderWorkerSet":
+        return _leader_worker_set_lag(workload) is None
+    spec = workload.get("spec") or {}
+    desired = _desired(spec)
+    if spec.get("paused"):
+        return False
+    return desired == 0 or _deployment_lag(workload, desired) is None
+
+
 def deployment_readiness(
     deployment: Mapping[str, Any] | None,
     component_name: str,

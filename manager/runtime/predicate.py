@@ -5,7 +5,9 @@ A predicate answers for each kind of event; `True` lets it through. The change p
 only at updates (creates and deletes always pass): `GenerationChanged` ignores updates that
 touch only metadata or status (for kinds that keep `metadata.generation`: CRDs and most
 workloads, not ConfigMaps or Secrets), `LabelsChanged` and `AnnotationsChanged` let through
-updates of those maps. `and_`, `or_` and `not_` combine predicates event by event.
+updates of those maps. `turned_true(test)` lets through the moment an object starts to pass
+`test` (created passing it, or updated from failing it to passing it). `and_`, `or_` and `not_`
+combine predicates event by event.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ __all__ = [
     "new_predicate_funcs",
     "not_",
     "or_",
+    "turned_true",
 ]
 
 Object = dict[str, Any]
@@ -72,6 +75,16 @@ def _changed(field: str, *, empty: Any) -> Funcs:
         return bool((_metadata(old, field) or empty) != (_metadata(new, field) or empty))
 
     return Funcs(on_update=update)
+
+
+def turned_true(test: Callable[[Object], bool]) -> Funcs:
+    """Passes a create whose object passes `test` and an update from an object failing it to
+    one passing it; never a delete."""
+    return Funcs(
+        on_create=test,
+        on_update=lambda old, new: not test(old) and test(new),
+        on_delete=lambda _obj: False,
+    )
 
 
 GenerationChanged = _changed("generation", empty=None)

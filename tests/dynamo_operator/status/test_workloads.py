@@ -2,7 +2,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_operator.status.workloads import deployment_readiness, leader_worker_sets_readiness
+from dynamo_operator.status.workloads import (
+    deployment_readiness,
+    is_workload_ready,
+    leader_worker_sets_readiness,
+)
 
 
 def leader_worker_set(name: str, *, ready: int = 1, generation: int = 1) -> dict[str, Any]:
@@ -61,3 +65,26 @@ def test_a_deployment_with_more_ready_replicas_than_wanted_is_not_ready_yet() ->
     assert readiness.message == "1 replicas beyond the 1 wanted are still ready"
     settled = {**status, "readyReplicas": 1, "availableReplicas": 1}
     assert deployment_readiness({**deployment, "status": settled}, "c", 1, []).ready
+
+
+def test_one_workload_is_ready_by_the_rules_of_its_kind() -> None:
+    status = {
+        "observedGeneration": 1,
+        "replicas": 2,
+        "updatedReplicas": 2,
+        "readyReplicas": 2,
+        "availableReplicas": 2,
+        "conditions": [{"type": "Available", "status": "True"}],
+    }
+    deployment = {
+        "kind": "Deployment",
+        "metadata": {"generation": 1},
+        "spec": {"replicas": 2},
+        "status": status,
+    }
+    assert is_workload_ready(deployment)
+    assert not is_workload_ready({**deployment, "status": {**status, "availableReplicas": 1}})
+    assert not is_workload_ready({**deployment, "spec": {"replicas": 2, "paused": True}})
+    assert is_workload_ready({**deployment, "spec": {"replicas": 0}, "status": {}})
+    assert is_workload_ready(leader_worker_set("c-0"))
+    assert not is_workload_ready(leader_worker_set("c-0", ready=0))

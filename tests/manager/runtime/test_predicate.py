@@ -9,6 +9,7 @@ from manager.runtime.predicate import (
     new_predicate_funcs,
     not_,
     or_,
+    turned_true,
 )
 
 
@@ -69,3 +70,15 @@ def test_a_filter_function_applies_to_every_event_and_to_the_new_object_of_updat
     assert managed.delete(yes)
     assert managed.update(no, yes)
     assert not managed.update(yes, no)
+
+
+def test_turned_true_passes_only_the_moment_an_object_starts_passing_the_test() -> None:
+    ready = turned_true(lambda o: o["metadata"].get("labels", {}).get("ready") == "1")
+    yes, no = obj(labels={"ready": "1"}), obj()
+
+    assert ready.create(yes)
+    assert not ready.create(no)
+    assert ready.update(no, yes)
+    assert not ready.update(yes, yes)  # still ready: a status tick, not the moment
+    assert not ready.update(yes, no)
+    assert not ready.delete(yes)

@@ -15,8 +15,10 @@ the default priority applies the discovery account and the workload only, and le
 (Services, routing, autoscaling, deletions, status) to a pass at `LOW_PRIORITY`, which the
 queue hands out once nothing more urgent waits. Across hundreds of graphs converging, the
 Deployments are written ahead of the Services and statuses of every graph; a lone component
-does it all in one pass, and so does a component with nothing but its status left to write
-(its workload available, say, after its Service was written): its graph waits for that status.
+does it all in one pass, and so does a component whose workload needs no write: its Deployment
+turning ready wakes it at the default priority (`setup.py`), and it writes its Service and its
+status then, ahead of the Services of components whose pods are still on their way, since its
+graph waits for that status.
 """
 
 from __future__ import annotations
@@ -207,17 +209,21 @@ class ComponentDeploymentReconciler:
 
     def _pods_first(self, dcd: Mapping[str, Any], children: ComponentChildren) -> bool:
         """Whether this pass makes only pods: it was taken before other pod-making work that
-        is still queued (a pass taken at low priority had nothing more urgent waiting), and
-        its Service or routing has yet to be written. A component with nothing but its status
-        left to write reports it at once: what its graph waits for, one cheap write, which
-        would otherwise wait behind every other component's Service."""
+        is still queued (a pass taken at low priority had nothing more urgent waiting), it has
+        pods to make (its workload differs), and its Service or routing has yet to be written.
+        A component whose pods are made (its Deployment just turned ready, say) writes the rest
+        and reports at once: what its graph waits for, which would otherwise wait behind every
+        other component's Service."""
         if taken_priority() < DEFAULT_PRIORITY or not self._pod_work_waiting():
             return False
         namespace = dcd["metadata"]["namespace"]
-        return any(
-            self._client.needs_apply(obj, self._cached(namespace, obj))
-            for obj in children.routing()
-        )
+
+        def differs(objects: Sequence[Mapping[str, Any]]) -> bool:
+            return any(
+                self._client.needs_apply(obj, self._cached(namespace, obj)) for obj in objects
+            )
+
+        return differs(children.workload) and differs(children.routing())
 
     def _cached(self, namespace: str, obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
         kind = self._client.kind_of(obj)

@@ -10,7 +10,7 @@ from typing import Any
 from dynamo_operator.constants import MANAGED_BY_OPERATOR, Labels
 from manager.app.deps import Deps
 from manager.app.kinds import COMPONENT, DYNAMO_COMPONENT, OPTIONAL_KINDS, served_optional_apis
-from manager.app.predicates import spec_or_metadata_changed
+from manager.app.predicates import spec_or_metadata_changed, workload_turned_ready
 from manager.app.reconcilers.component_deployment.reconciler import (
     ComponentDeploymentReconciler,
     ComponentKinds,
@@ -73,6 +73,9 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         .named("dynamocomponentdeployment")
         .for_(COMPONENT, spec_or_metadata_changed())
         .owns(DEPLOYMENT)
+        # A Deployment turning ready is its component's (and its graph's) status to write:
+        # ahead of the Services of components whose pods are still on their way.
+        .watches(DEPLOYMENT, enqueue_for_owner(COMPONENT), workload_turned_ready())
         # Every owner, not only the controller: a base model's Service is shared by the
         # components serving it, none of them its controller.
         .watches(

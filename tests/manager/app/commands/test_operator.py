@@ -12,12 +12,14 @@ from manager.app.commands.operator import Operator
 from manager.app.commands.run import options_from_arguments
 from manager.app.kinds import COMPONENT, GRAPH, MODEL, OPTIONAL_KINDS, SCALING_ADAPTER
 from manager.runtime.cache import Cache, KindOptions
-from manager.runtime.client import RestClient
+from manager.runtime.client import RestClient, WatchEvent
 from manager.runtime.controller import Controller, Request
 from manager.runtime.identity import Identity
-from manager.runtime.kinds import JOB, PERSISTENT_VOLUME_CLAIM, POD
+from manager.runtime.kinds import DEPLOYMENT, JOB, PERSISTENT_VOLUME_CLAIM, POD
 from manager.runtime.metrics import ServingCertificate
-from manager.runtime.workqueue import LOW_PRIORITY
+from manager.runtime.workqueue import DEFAULT_PRIORITY, LOW_PRIORITY
+
+DEPLOYMENT_TYPE = {"apiVersion": "apps/v1", "kind": "Deployment"}
 
 
 class _NoTransport:
@@ -107,3 +109,43 @@ async def test_what_waits_behind_what_follows_each_controllers_queue() -> None:
 
     graphs.add(Request("ns", "g"))
     assert waiting() == (True, False)
+
+
+def test_a_deployment_turning_ready_puts_its_component_ahead_of_the_queues_services() -> None:
+    """Its status (and its graph's) is what a user waits for; the Deployment's other status
+    changes ask for a report behind the queue's other work."""
+    operator = _operator()
+    controllers = {r.name: r for r in operator.manager.runnables if isinstance(r, Controller)}
+    components = controllers["dynamocomponentdeployment"].queue
+    cache = operator.manager.cache
+    assert isinstance(cache, Cache)
+    deployments = cache.get_informer(DEPLOYMENT)
+    owner = {"apiVersion": COMPONENT.api_version, "kind": COMPONENT.kind, "controller": True}
+    status = {"observedGeneration": 1, "replicas": 1, "updatedReplicas": 1}
+
+    def deployment(version: int, **more: Any) -> dict[str, Any]:
+        metadata = {
+            "name": "g-web",
+            "namespace": "ns",
+            "generation": 1,
+            "resourceVersion": str(version),
+            "labels": {"nvidia.com/selector": "g-web"},
+            "ownerReferences": [{**owner, "name": "g-web", "uid": "dcd-uid"}],
+        }
+        return {
+            **DEPLOYMENT_TYPE,
+            "metadata": metadata,
+            "spec": {"replicas": 1},
+            "status": {**status, **more},
+        }
+
+    deployments.replace([deployment(1)], "1")
+    assert components.queued_at_or_above(LOW_PRIORITY) == 1
+    assert components.queued_at_or_above(DEFAULT_PRIORITY) == 0
+
+    deployments.apply(WatchEvent("MODIFIED", deployment(2, readyReplicas=1)))
+    assert components.queued_at_or_above(DEFAULT_PRIORITY) == 0
+
+    available = {"availableReplicas": 1, "conditions": [{"type": "Available", "status": "True"}]}
+    deployments.apply(WatchEvent("MODIFIED", deployment(3, readyReplicas=1, **available)))
+    assert components.queued_at_or_above(DEFAULT_PRIORITY) == 1

@@ -151,11 +151,8 @@ async def test_with_nothing_else_waiting_one_pass_does_everything() -> None:
     assert result == Result(requeue_after=5.0)
 
 
-async def test_with_only_its_status_left_to_write_a_component_reports_while_pod_work_waits() -> (
-    None
-):
-    """Its Service written by an earlier pass, its Deployment now available: the status its
-    graph waits for does not queue behind other components' Services."""
+async def _ready_children() -> dict[str, dict[str, Any]]:
+    """The children a pass writes for `DCD`, its Deployment since made ready."""
     first, written = reconciler(pod_work_waiting=False)
     await first.reconcile(Request("ns", "web"))
     deployment = {
@@ -170,13 +167,37 @@ async def test_with_only_its_status_left_to_write_a_component_reports_while_pod_
         },
     }
     deployment["metadata"] = {**deployment["metadata"], "generation": 1}
+    return {**written.objects, "Deployment/web": deployment}
+
+
+async def test_with_only_its_status_left_to_write_a_component_reports_while_pod_work_waits() -> (
+    None
+):
+    """Its Service written by an earlier pass, its Deployment now available: the status its
+    graph waits for does not queue behind other components' Services."""
+    children = await _ready_children()
     made, client = reconciler(
-        pod_work_waiting=True, live=(deployment,), services=(written.objects["Service/web"],)
+        pod_work_waiting=True,
+        live=(children["Deployment/web"],),
+        services=(children["Service/web"],),
     )
 
     result = await made.reconcile(Request("ns", "web"))
 
     assert client.applied == []
+    assert [status["conditions"][0]["status"] for status in client.statuses] == ["True"]
+    assert result is None or result.priority != LOW_PRIORITY
+
+
+async def test_a_component_whose_pods_are_made_writes_its_service_and_reports_at_once() -> None:
+    """Its Deployment turned ready before its low-priority pass came (the Services of 2,000
+    components ahead of it): that pass would have left its status, and its graph's, for last."""
+    ready = (await _ready_children())["Deployment/web"]
+    made, client = reconciler(pod_work_waiting=True, live=(ready,))
+
+    result = await made.reconcile(Request("ns", "web"))
+
+    assert client.applied == ["Service/web"]
     assert [status["conditions"][0]["status"] for status in client.statuses] == ["True"]
     assert result is None or result.priority != LOW_PRIORITY
 
