@@ -22,6 +22,6 @@ def spec_or_metadata_changed() -> Predicate:
 
 
 def workload_turned_ready() -> Predicate:
-    # The moment a component's Deployment (or one of its LeaderWorkerSets) is ready is the moment
-    # its status, and its graph's, can say so: not a change to wait behind other work.
+    # The moment a component's workload is ready is the moment its status, and its graph's, can
+    # say so: not a change to wait behind other work.
     return turned_true(is_workload_ready)
