@@ -31,7 +31,7 @@ if _TYPE_CHECKING:
         served_optional_apis,
     )
     from manager.app.metrics import MeteredReconciler, ResourceCounter, error_type
-    from manager.app.predicates import spec_or_metadata_changed
+    from manager.app.predicates import spec_or_metadata_changed, workload_turned_ready
     from manager.app.progress import PROGRESS_CAP, progress_throttle
 
 __all__ = [
@@ -52,6 +52,7 @@ __all__ = [
     "served_optional_apis",
     "spec_or_metadata_changed",
     "utc_now",
+    "workload_turned_ready",
 ]
 
 __getattr__, __dir__ = _lazy_exports(__name__)

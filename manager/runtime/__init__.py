@@ -86,6 +86,7 @@ if _TYPE_CHECKING:
         new_predicate_funcs,
         not_,
         or_,
+        turned_true,
     )
     from manager.runtime.process_owner import ProcessOwner, owned_metadata
     from manager.runtime.progress import ProgressThrottle
@@ -170,6 +171,7 @@ __all__ = [
     "owned_metadata",
     "reconcile_context",
     "sync_children",
+    "turned_true",
 ]
 
 __getattr__, __dir__ = _lazy_exports(__name__)
