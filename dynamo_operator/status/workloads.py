@@ -93,11 +93,7 @@ def is_workload_ready(workload: Mapping[str, Any]) -> bool:
     its component's status turns on; a multinode component waits for all of its sets)."""
     if workload.get("kind") == "LeaderWorkerSet":
         return _leader_worker_set_lag(workload) is None
-    spec = workload.get("spec") or {}
-    desired = _desired(spec)
-    if spec.get("paused"):
-        return False
-    return desired == 0 or _deployment_lag(workload, desired) is None
+    return deployment_readiness(workload, "", 0, ()).ready
 
 
 def deployment_readiness(
