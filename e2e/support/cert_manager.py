@@ -28,9 +28,10 @@ from typing import Any
 
 import kr8s
 import yaml
-from kr8s.objects import new_class
+from cryptography import x509
+from kr8s.objects import Secret, new_class
 
-from e2e.localcluster import is_condition_true
+from e2e.localcluster import is_condition_true, wait_for
 from e2e.localcluster.processes import die_with_parent_hook
 from e2e.support import chart
 from e2e.support.crds import install_crd_documents
@@ -197,6 +198,43 @@ def request_renewal(certificate: Any) -> None:
         }
     )
     certificate.patch({"status": {"conditions": conditions}}, subresource="status", type="merge")
+
+
+def settled_serving_secret(kr8s_api: kr8s.Api, release: str, namespace: str) -> Any:
+    """The serving Secret once it is signed by the CA that the CA Issuer signs with now.
+
+    When its cache lags, cert-manager can issue one revision of a Certificate twice (two
+    CertificateRequests, cert-manager#4956): for the chart's self-signed CA that is a second CA
+    within the same second, and the serving certificate may already carry the first (CI, once:
+    the test's renewal then came from another CA than the one it had seen injected). Users do not
+    notice (the cainjector adds the new CA to the bundle and keeps the old); the tests renew the
+    serving certificate once, so that what they check of a renewal is about one CA."""
+    root = Certificate.get(f"{release}-root-ca", namespace=namespace, api=kr8s_api)
+    wait_for("cert-manager to issue the root CA", lambda: is_ready(root), timeout=60)
+    ca_secret = Secret.get(root.raw["spec"]["secretName"], namespace=namespace, api=kr8s_api)
+    serving_secret = Secret.get(SERVING_SECRET, namespace=namespace, api=kr8s_api)
+
+    def signed_by_current_ca() -> bool:
+        ca_secret.refresh()
+        serving_secret.refresh()
+        return secret_files(serving_secret)["ca.crt"] == secret_files(ca_secret)["tls.crt"]
+
+    if not signed_by_current_ca():
+        serving = Certificate.get(f"{release}-serving-cert", namespace=namespace, api=kr8s_api)
+        request_renewal(serving)
+        wait_for(
+            "the serving certificate reissued by the current CA", signed_by_current_ca, timeout=60
+        )
+    return serving_secret
+
+
+def bundle_trusts(bundle: bytes, ca_pem: bytes) -> bool:
+    """Whether a caBundle holds the CA certificate in ``ca_pem``. The cainjector keeps the CAs it
+    injected before beside a new one (so a reissued CA does not break the webhook's callers): a
+    bundle can hold several."""
+    if not bundle.strip():
+        return False
+    return x509.load_pem_x509_certificate(ca_pem) in x509.load_pem_x509_certificates(bundle)
 
 
 def is_ready(certificate: Any) -> bool:
