@@ -16,6 +16,7 @@ import kr8s
 from kr8s.objects import APIObject, new_class
 
 from e2e.localcluster import wait_for
+from e2e.localcluster.processes import die_with_parent_hook
 from webhooks.manifests import UrlTarget, build_validating_webhook_configuration
 
 ValidatingWebhookConfiguration = new_class(
@@ -50,6 +51,9 @@ def start_webhook_server(
             env=env,
             stdout=output,
             stderr=subprocess.STDOUT,
+            # A harness stopped by a signal (a benchmark interrupted during its namespace
+            # deletions) must not leave the CRDs' conversion webhook running.
+            preexec_fn=die_with_parent_hook(),
         )
     deadline = time.monotonic() + SERVER_STARTUP_TIMEOUT
     while b"serving https://" not in log.read_bytes()[started:]:
