@@ -221,9 +221,17 @@ def settled_serving_secret(kr8s_api: kr8s.Api, release: str, namespace: str) -> 
 
     if not signed_by_current_ca():
         serving = Certificate.get(f"{release}-serving-cert", namespace=namespace, api=kr8s_api)
+        revision = serving.raw["status"]["revision"]
         request_renewal(serving)
         wait_for(
             "the serving certificate reissued by the current CA", signed_by_current_ca, timeout=60
+        )
+        # The Secret is written before the Certificate's status: a renewal a test asks for
+        # next counts revisions from this one.
+        wait_for(
+            f"the serving Certificate Ready at revision {revision + 1}",
+            lambda: is_ready(serving) and serving.raw["status"].get("revision") == revision + 1,
+            timeout=60,
         )
     return serving_secret
 
