@@ -43,6 +43,7 @@ from e2e.support.cert_manager import (
     service_dns_names,
     settled_serving_secret,
     sync_secret_volume,
+    wait_for_revision,
 )
 from e2e.support.conversion import ConversionServer
 from e2e.support.crds import CustomResourceDefinition
@@ -323,13 +324,7 @@ def renew_and_serve(
             return files if current.serial_number != issued.serial_number else None
 
         files = wait_for("cert-manager to reissue the serving certificate", reissued, timeout=60)
-        # cert-manager writes the Secret before the Certificate's status, and Ready stays True
-        # throughout a renewal: only the revision says the status has caught up.
-        wait_for(
-            f"the Certificate Ready at revision {revision + 1}",
-            lambda: is_ready(serving) and serving.raw["status"].get("revision") == revision + 1,
-            timeout=60,
-        )
+        wait_for_revision(serving, revision + 1)
         renewed = x509.load_pem_x509_certificate(files["tls.crt"])
         assert files["ca.crt"] == ca_pem  # same CA: the injected caBundle stays valid
 

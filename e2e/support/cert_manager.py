@@ -226,14 +226,18 @@ def settled_serving_secret(kr8s_api: kr8s.Api, release: str, namespace: str) -> 
         wait_for(
             "the serving certificate reissued by the current CA", signed_by_current_ca, timeout=60
         )
-        # The Secret is written before the Certificate's status: a renewal a test asks for
-        # next counts revisions from this one.
-        wait_for(
-            f"the serving Certificate Ready at revision {revision + 1}",
-            lambda: is_ready(serving) and serving.raw["status"].get("revision") == revision + 1,
-            timeout=60,
-        )
+        wait_for_revision(serving, revision + 1)  # a test's own renewal counts from there
     return serving_secret
+
+
+def wait_for_revision(certificate: Any, revision: int) -> None:
+    """Wait until a renewed Certificate's status has caught up: cert-manager writes the Secret
+    before the status, and Ready stays True throughout a renewal; only the revision tells."""
+    wait_for(
+        f"the Certificate Ready at revision {revision}",
+        lambda: is_ready(certificate) and certificate.raw["status"].get("revision") == revision,
+        timeout=60,
+    )
 
 
 def bundle_trusts(bundle: bytes, ca_pem: bytes) -> bool:
