@@ -42,6 +42,8 @@ class Deps:
     settings: Callable[[], OperatorSettings]
     """The settings as they are now: `available_apis` follows what the cluster serves."""
     max_concurrent_reconciles: int = 8
+    max_concurrent_low_priority_reconciles: int = 0
+    """The component controller's extra workers for work that can wait."""
     planner_cluster_role_name: str | None = None
     claims: NamespaceClaims | None = None
     """Cluster-wide mode: the namespaces a namespace-restricted operator has taken."""

@@ -15,6 +15,7 @@ cache: anything it does can be written by hand.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Self
 
@@ -51,6 +52,8 @@ class ControllerBuilder:
         self._reconcile_timeout: float | None = None
         self._needs_leader_election = True
         self._clock: Clock | None = None
+        self._low_priority_workers = 0
+        self._hold_low_priority: Callable[[], bool] = lambda: False
 
     def named(self, name: str) -> Self:
         """Name the controller (metrics, logs); defaults to the lowercased `for_` kind."""
@@ -99,7 +102,11 @@ class ControllerBuilder:
         reconcile_timeout: float | None = None,
         needs_leader_election: bool | None = None,
         clock: Clock | None = None,
+        low_priority_workers: int | None = None,
+        hold_low_priority: Callable[[], bool] | None = None,
     ) -> Self:
+        """`low_priority_workers`: workers beyond `max_concurrent_reconciles` that take only work
+        queued at a lower priority, while `hold_low_priority()` is False (see `Controller`)."""
         if max_concurrent_reconciles is not None:
             self._max_concurrent_reconciles = max_concurrent_reconciles
         if rate_limiter is not None:
@@ -110,6 +117,10 @@ class ControllerBuilder:
             self._needs_leader_election = needs_leader_election
         if clock is not None:
             self._clock = clock
+        if low_priority_workers is not None:
+            self._low_priority_workers = low_priority_workers
+        if hold_low_priority is not None:
+            self._hold_low_priority = hold_low_priority
         return self
 
     def complete(self, reconciler: Reconciler | ReconcilerFunc) -> Controller:
@@ -131,6 +142,8 @@ class ControllerBuilder:
             needs_leader_election=self._needs_leader_election,
             clock=self._clock,
             api_availability=self._manager.api_availability,
+            low_priority_workers=self._low_priority_workers,
+            hold_low_priority=self._hold_low_priority,
         )
         for watch in self._watches:
             handler = EnqueueHandler(

@@ -200,6 +200,14 @@ def register(
         metavar="N",
         help="reconcile workers per controller (default 8)",
     )
+    components.add_argument(
+        "--max-concurrent-low-priority-reconciles",
+        type=int,
+        default=16,
+        metavar="N",
+        help="more component workers for work that can wait (Services, status), only while no "
+        "pod-making work waits (default 16; 0: none)",
+    )
     parser.set_defaults(func=_run)
     return parser
 
@@ -221,6 +229,8 @@ def options_from_arguments(
         )
     if args.max_concurrent_reconciles < 1:
         raise ValueError("--max-concurrent-reconciles must be at least 1")
+    if args.max_concurrent_low_priority_reconciles < 0:
+        raise ValueError("--max-concurrent-low-priority-reconciles must not be negative")
     if args.metrics_cert_path and not args.metrics_secure:
         raise ValueError("--metrics-cert-path needs --metrics-secure")
     if args.webhook_cert_dir is not None and not args.enable_webhooks:
@@ -260,6 +270,7 @@ def options_from_arguments(
         namespace_scope_lease_duration=duration,
         namespace_scope_lease_renew_interval=renew,
         max_concurrent_reconciles=args.max_concurrent_reconciles,
+        max_concurrent_low_priority_reconciles=args.max_concurrent_low_priority_reconciles,
         settings=operator_settings_from_arguments(args, frozenset()),
         operator_namespace=operator_namespace,
         image_build=image_build,

@@ -46,6 +46,8 @@ class RunOptions:
     namespace_scope_lease_duration: float
     namespace_scope_lease_renew_interval: float
     max_concurrent_reconciles: int
+    max_concurrent_low_priority_reconciles: int
+    """Component workers beyond those for work that can wait (`Controller`)."""
     settings: OperatorSettings
     operator_namespace: str
     image_build: ImageBuildSettings

@@ -8,6 +8,13 @@ Outcomes map to queue operations exactly as in controller-runtime's `reconcileHa
 * `Result(requeue=True)`: `add_rate_limited`, label `requeue`;
 * otherwise: `forget`, label `success`.
 
+Extra workers for work that can wait (`low_priority_workers`): they take only keys queued below
+the default priority, only while nothing more urgent is queued and `hold_low_priority()` says
+nothing more urgent waits elsewhere (another controller's queue). Such work (a Service, a
+status) mostly waits on the API server, not on the operator's CPU: while the cluster is busy
+making pods, eight workers writing one Service each at a second or two of latency drain a few a
+second, and thousands are left for the end.
+
 One departure, for the API server's outages: a key that fails while the API server is away
 (`ApiAvailability`) is also retried, its failures forgotten, as soon as the server is ready
 again. Its backoff grew with every attempt the outage failed, and would keep it waiting many
@@ -21,7 +28,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import anyio
@@ -29,7 +36,7 @@ from anyio.abc import TaskStatus
 
 from manager.runtime.client import ApiAvailability
 from manager.runtime.client.errors import KubeError
-from manager.runtime.clock import Clock
+from manager.runtime.clock import Clock, RealClock
 from manager.runtime.controller.errors import CacheSyncTimeoutError, is_terminal
 from manager.runtime.controller.reconcile import (
     Reconciler,
@@ -51,6 +58,9 @@ from manager.runtime.workqueue import (
 __all__ = ["Controller", "EventSource"]
 
 log = get_logger(__name__)
+
+HOLD_POLL = 0.25
+"""Seconds between looks, while held, of an extra worker for waiting work."""
 
 
 class EventSource(Protocol):
@@ -79,12 +89,19 @@ class Controller:
         needs_leader_election: bool = True,
         clock: Clock | None = None,
         api_availability: ApiAvailability | None = None,
+        low_priority_workers: int = 0,
+        hold_low_priority: Callable[[], bool] = lambda: False,
     ) -> None:
         if max_concurrent_reconciles < 1:
             raise ValueError("max_concurrent_reconciles must be at least 1")
+        if low_priority_workers < 0:
+            raise ValueError("low_priority_workers must not be negative")
         self.name = name
         self.needs_leader_election = needs_leader_election
         self.max_concurrent_reconciles = max_concurrent_reconciles
+        self.low_priority_workers = low_priority_workers
+        self._hold_low_priority = hold_low_priority
+        self._clock = clock or RealClock()
         self.queue: RateLimitingQueue[Request] = RateLimitingQueue(
             rate_limiter, clock=clock, metrics=PrometheusQueueMetrics(name, clock)
         )
@@ -109,7 +126,12 @@ class Controller:
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Wait for the sources to sync, then run the workers until cancelled or drained."""
         await self._wait_for_sources()
-        log.info("starting workers", controller=self.name, workers=self.max_concurrent_reconciles)
+        log.info(
+            "starting workers",
+            controller=self.name,
+            workers=self.max_concurrent_reconciles,
+            low_priority_workers=self.low_priority_workers,
+        )
         async with anyio.create_task_group() as services:
             await services.start(self.queue.run)
             if self._api_availability is not None:
@@ -117,6 +139,8 @@ class Controller:
             async with anyio.create_task_group() as workers:
                 for _ in range(self.max_concurrent_reconciles):
                     workers.start_soon(self._work)
+                for _ in range(self.low_priority_workers):
+                    workers.start_soon(self._work_low_priority)
                 task_status.started()
             services.cancel_scope.cancel()  # workers are gone: stop moving delayed keys
         log.info("all workers finished", controller=self.name)
@@ -154,17 +178,30 @@ class Controller:
                 self.queue.add(key)
 
     async def _work(self) -> None:
-        while True:
-            try:
-                request = await self.queue.get()
-            except QueueShutDown:
+        while await self._take_one(None):
+            pass
+
+    async def _work_low_priority(self) -> None:
+        while not self.queue.shutting_down:
+            if self._hold_low_priority():
+                await self._clock.sleep_until(self._clock.now() + HOLD_POLL)
+            elif not await self._take_one(DEFAULT_PRIORITY):
                 return
-            try:
-                if self._stopping:
-                    return  # drain: finish what is in flight, start nothing new
-                await self._handle(request)
-            finally:
-                self.queue.done(request)
+
+    async def _take_one(self, below: int | None) -> bool:
+        """Take one key (only one queued `below` that priority, if given) and handle it; False
+        once the worker should stop."""
+        try:
+            request = await self.queue.get(below=below)
+        except QueueShutDown:
+            return False
+        try:
+            if self._stopping:
+                return False  # drain: finish what is in flight, start nothing new
+            await self._handle(request)
+        finally:
+            self.queue.done(request)
+        return True
 
     async def _handle(self, request: Request) -> None:
         reconcile_id = str(uuid.uuid4())

@@ -9,6 +9,8 @@ priority queue has them.
   is never processed by two workers at once. An item added while it is being processed is
   queued again, once, when the worker calls `done`.
 * Many producers and consumers; `get` suspends until an item is ready or the queue shuts down.
+  `get(below=priority)` takes only items queued below `priority`, and only while nothing at
+  `priority` or above is queued: what a controller's extra workers for waiting work use.
 
 Two collections carry those rules: `dirty` maps every item that needs processing (queued or
 waiting for its current processing to finish) to its priority, and `processing` holds the items
@@ -56,7 +58,8 @@ class Queue(Generic[T]):
         self._dirty: dict[T, int] = {}
         self._processing: dict[T, int] = {}
         """The items workers hold, with the priority each was taken at."""
-        self._getters: deque[anyio.Event] = deque()
+        self._getters: deque[tuple[anyio.Event, int | None]] = deque()
+        """Waiting workers, in arrival order, each with the `below` it asked for."""
         self._shutting_down = False
         self._drained: anyio.Event | None = None
 
@@ -84,17 +87,21 @@ class Queue(Generic[T]):
         """Items queued at `priority` or higher: whether more urgent work is waiting."""
         return sum(count for queued, count in self._counts.items() if queued >= priority)
 
-    async def get(self) -> T:
+    async def get(self, *, below: int | None = None) -> T:
         """Take the oldest item of the highest priority queued; the caller must call
-        `done(item)` when finished with it."""
-        while not self._queued:
-            if self._shutting_down:
+        `done(item)` when finished with it. With `below`, wait until items are queued and all
+        of them are below that priority (a worker that only takes work that can wait)."""
+        while not self._takeable(below):
+            if self._shutting_down and (below is not None or not self._queued):
                 raise QueueShutDown
-            await self._wait_for_item()
+            await self._wait_for_item(below)
         item, priority = self._pop()
         self._metrics.taken(item)
         self._processing[item] = priority
         del self._dirty[item]
+        # The last urgent item gone, a worker waiting for waiting work may go now (the others
+        # were each woken by the add of an item).
+        self._wake_one(restricted_only=True)
         return item
 
     def taken_at(self, item: T) -> int:
@@ -114,7 +121,7 @@ class Queue(Generic[T]):
         """Refuse new items and wake every waiting worker; queued items are still handed out."""
         self._shutting_down = True
         while self._getters:
-            self._getters.popleft().set()
+            self._getters.popleft()[0].set()
 
     async def shut_down_with_drain(self) -> None:
         """Shut down, then return once every item being processed has been marked `done`."""
@@ -137,8 +144,7 @@ class Queue(Generic[T]):
         self._queued[item] = priority
         self._counts[priority] += 1
         self._fifos.setdefault(priority, deque()).append(item)
-        if self._getters:
-            self._getters.popleft().set()
+        self._wake_one()
 
     def _move_up(self, item: T, priority: int) -> None:
         self._counts[self._queued[item]] -= 1
@@ -158,16 +164,28 @@ class Queue(Generic[T]):
             del self._fifos[priority]
         raise AssertionError("an item is queued but no FIFO holds it")
 
-    async def _wait_for_item(self) -> None:
-        woken = anyio.Event()
-        self._getters.append(woken)
+    def _takeable(self, below: int | None) -> bool:
+        if below is None:
+            return bool(self._queued)
+        return bool(self._queued) and not self.queued_at_or_above(below)
+
+    def _wake_one(self, *, restricted_only: bool = False) -> None:
+        """Wake the longest-waiting worker that can take a queued item now."""
+        for index, (woken, below) in enumerate(self._getters):
+            if (below is not None or not restricted_only) and self._takeable(below):
+                del self._getters[index]
+                woken.set()
+                return
+
+    async def _wait_for_item(self, below: int | None) -> None:
+        waiter = (anyio.Event(), below)
+        self._getters.append(waiter)
         try:
-            await woken.wait()
+            await waiter[0].wait()
         except BaseException:
             # Cancelled: withdraw, and if an item was meant for us, pass the wake-up on.
-            if woken.is_set():
-                if self._queued and self._getters:
-                    self._getters.popleft().set()
+            if waiter[0].is_set():
+                self._wake_one()
             else:
-                self._getters.remove(woken)
+                self._getters.remove(waiter)
             raise

@@ -89,7 +89,13 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         .watches(ROLE, discovery_access)
         .watches(ROLE_BINDING, discovery_access)
         .watches(DYNAMO_COMPONENT, components_awaiting)
-        .with_options(max_concurrent_reconciles=deps.max_concurrent_reconciles)
+        # Services and statuses wait on the API server, not on the operator: while the cluster
+        # makes pods and no pod-making work waits, more of them in flight.
+        .with_options(
+            max_concurrent_reconciles=deps.max_concurrent_reconciles,
+            low_priority_workers=deps.max_concurrent_low_priority_reconciles,
+            hold_low_priority=deps.pod_work_waiting,
+        )
         .complete(deps.reconciler_for(COMPONENT, reconciler))
     )
     deps.served_apis.add_listener(lambda present: _take_up(controller, deps, present))

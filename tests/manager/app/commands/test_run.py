@@ -90,6 +90,11 @@ def test_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         ((), {"LOG_LEVEL": "loud"}, "LOG_LEVEL"),
         (("--namespace-scope-lease-renew-interval=30s",), {}, "renew-interval"),
         (("--max-concurrent-reconciles=0",), {}, "max-concurrent-reconciles"),
+        (
+            ("--max-concurrent-low-priority-reconciles=-1",),
+            {},
+            "max-concurrent-low-priority-reconciles",
+        ),
     ],
 )
 def test_bad_settings_are_refused_naming_the_setting(

@@ -420,3 +420,47 @@ async def test_keys_that_failed_while_the_api_server_was_away_are_retried_once_i
             assert called_at[B] == [0.0, 1.0]
             await clock.settle(3600)
         tg.cancel_scope.cancel()
+
+
+async def test_extra_workers_take_only_work_that_can_wait_and_only_when_not_held() -> None:
+    clock = FakeClock()
+    releases: dict[Request, anyio.Event] = {}
+    held = True
+    taken: list[tuple[Request, int]] = []
+
+    class Slow:
+        async def reconcile(self, request: Request) -> None:
+            taken.append((request, taken_priority()))
+            await releases.setdefault(request, anyio.Event()).wait()
+
+    def release(request: Request) -> None:
+        releases.setdefault(request, anyio.Event()).set()
+
+    controller = Controller(
+        f"test-{next(_names)}",
+        Slow(),
+        max_concurrent_reconciles=1,
+        low_priority_workers=2,
+        hold_low_priority=lambda: held,
+        clock=clock,
+    )
+    services = [Request("ns", f"service-{index}") for index in range(3)]
+    async with running(controller):
+        controller.queue.add(A)  # urgent: the one general worker takes it
+        for request in services:
+            controller.queue.add(request, priority=LOW_PRIORITY)
+        await clock.settle(1)
+        assert taken == [(A, DEFAULT_PRIORITY)], "held: the extra workers took nothing"
+        held = False
+        await clock.settle(1)
+        assert taken[1:] == [(services[0], LOW_PRIORITY), (services[1], LOW_PRIORITY)]
+        release(services[0])
+        controller.queue.add(B)  # urgent, the general worker busy: no extra worker takes it
+        await clock.settle(1)
+        assert taken[3:] == [], "an extra worker took urgent work, or waiting work before it"
+        release(A)
+        await clock.settle(1)
+        assert taken[3:] == [(B, DEFAULT_PRIORITY), (services[2], LOW_PRIORITY)]
+        for request in (B, *services):
+            release(request)
+        await clock.settle(1)

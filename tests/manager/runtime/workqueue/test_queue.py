@@ -219,3 +219,54 @@ async def test_an_item_added_while_processing_comes_back_at_the_highest_priority
     queue.done(taken)
 
     assert [await queue.get() for _ in range(2)] == ["a", "b"]
+
+
+async def test_a_worker_for_waiting_work_takes_low_items_once_nothing_urgent_is_queued() -> None:
+    queue: Queue[str] = Queue()
+    got: list[tuple[str, str]] = []
+
+    async def worker(name: str, below: int | None) -> None:
+        got.append((name, await queue.get(below=below)))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(worker, "extra", DEFAULT_PRIORITY)
+        await anyio.wait_all_tasks_blocked()
+        queue.add("pods")
+        queue.add("service", priority=LOW_PRIORITY)
+        await anyio.wait_all_tasks_blocked()
+        assert got == [], "the extra worker took an item while urgent work was queued"
+        tg.start_soon(worker, "general", None)
+
+    assert got == [("general", "pods"), ("extra", "service")]
+
+
+async def test_a_worker_for_waiting_work_never_takes_urgent_work() -> None:
+    queue: Queue[str] = Queue()
+    got: list[str] = []
+
+    async def extra() -> None:
+        got.append(await queue.get(below=DEFAULT_PRIORITY))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(extra)
+        await anyio.wait_all_tasks_blocked()
+        queue.add("pods")
+        await anyio.wait_all_tasks_blocked()
+        assert got == []
+        queue.add("service", priority=LOW_PRIORITY)  # still behind pods: the extra waits
+        await anyio.wait_all_tasks_blocked()
+        assert got == []
+        assert await queue.get() == "pods"
+
+    assert got == ["service"]
+    assert len(queue) == 0
+
+
+async def test_a_worker_for_waiting_work_leaves_when_the_queue_shuts_down() -> None:
+    queue: Queue[str] = Queue()
+    queue.add("pods")
+    queue.shut_down()
+
+    with pytest.raises(QueueShutDown):
+        await queue.get(below=DEFAULT_PRIORITY)
+    assert await queue.get() == "pods", "the urgent item stays for the general workers"
