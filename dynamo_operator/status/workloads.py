@@ -93,7 +93,9 @@ def is_workload_ready(workload: Mapping[str, Any]) -> bool:
     its component's status turns on; a multinode component waits for all of its sets)."""
     if workload.get("kind") == "LeaderWorkerSet":
         return _leader_worker_set_lag(workload) is None
-    return deployment_readiness(workload, "", 0, ()).ready
+    spec = workload.get("spec") or {}
+    desired = _desired(spec)
+    return not spec.get("paused") and (desired == 0 or _deployment_lag(workload, desired) is None)
 
 
 def deployment_readiness(
