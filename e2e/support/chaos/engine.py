@@ -167,6 +167,9 @@ class ChaosRun:
             async with self.user.control_plane_lock:
                 await anyio.to_thread.run_sync(self.target.control_plane.restart_apiserver)
         elif action == "etcd_compaction":
+            # Watching first: an operator started by the step before (a kill's replacement) that
+            # lists after the compaction never holds a compacted resourceVersion (no 410 to see).
+            await fleet.wait_ready()
             async with self.user.control_plane_lock:
                 before = fleet.log_counts().expired_relists
                 await anyio.to_thread.run_sync(self.target.control_plane.compact_etcd)
