@@ -43,6 +43,9 @@ def _count(status: Mapping[str, Any], key: str) -> int:
     return value if isinstance(value, int) else 0
 
 
+_PAUSED = "Deployment is paused"
+
+
 def _desired(spec: Mapping[str, Any]) -> int:
     replicas = spec.get("replicas")
     return replicas if isinstance(replicas, int) else 1
@@ -93,9 +96,7 @@ def is_workload_ready(workload: Mapping[str, Any]) -> bool:
     its component's status turns on; a multinode component waits for all of its sets)."""
     if workload.get("kind") == "LeaderWorkerSet":
         return _leader_worker_set_lag(workload) is None
-    spec = workload.get("spec") or {}
-    desired = _desired(spec)
-    return not spec.get("paused") and (desired == 0 or _deployment_lag(workload, desired) is None)
+    return _deployment_unready(workload, _desired(workload.get("spec") or {})) is None
 
 
 def deployment_readiness(
@@ -115,22 +116,27 @@ def deployment_readiness(
     status = deployment.get("status") or {}
     desired = _desired(spec)
     summary = _deployment_summary(component_name, desired, status)
-    if spec.get("paused"):
-        return WorkloadReadiness(
-            False, Reasons.DEPLOYMENT_NOT_READY, "Deployment is paused", summary
-        )
-    lag = None if desired == 0 else _deployment_lag(deployment, desired)
-    if lag is None:
+    why = _deployment_unready(deployment, desired)
+    if why is None:
         return WorkloadReadiness(True, Reasons.DEPLOYMENT_READY, "Deployment is ready", summary)
-    cause = pod_failure_cause(pods)
-    if cause is not None:
-        return WorkloadReadiness(False, cause.reason, cause.message, summary)
-    progressing = find_condition(status.get("conditions"), "Progressing")
-    if progressing is not None and progressing.get("reason") == "ProgressDeadlineExceeded":
-        detail = progressing.get("message") or "no progress"
-        message = f"rollout exceeded its progress deadline: {detail}"
-        return WorkloadReadiness(False, Reasons.PROGRESS_DEADLINE_EXCEEDED, message, summary)
-    return WorkloadReadiness(False, Reasons.DEPLOYMENT_NOT_READY, lag, summary)
+    if why != _PAUSED:  # a rollout that lags: its pods or its deadline may say why
+        cause = pod_failure_cause(pods)
+        if cause is not None:
+            return WorkloadReadiness(False, cause.reason, cause.message, summary)
+        progressing = find_condition(status.get("conditions"), "Progressing")
+        if progressing is not None and progressing.get("reason") == "ProgressDeadlineExceeded":
+            detail = progressing.get("message") or "no progress"
+            message = f"rollout exceeded its progress deadline: {detail}"
+            return WorkloadReadiness(False, Reasons.PROGRESS_DEADLINE_EXCEEDED, message, summary)
+    return WorkloadReadiness(False, Reasons.DEPLOYMENT_NOT_READY, why, summary)
+
+
+def _deployment_unready(deployment: Mapping[str, Any], desired: int) -> str | None:
+    """Why a Deployment is not ready by its own spec and status (paused, or its rollout's lag),
+    or None if it is: the one rule both the status and the readiness predicate use."""
+    if (deployment.get("spec") or {}).get("paused"):
+        return _PAUSED
+    return None if desired == 0 else _deployment_lag(deployment, desired)
 
 
 def _leader_worker_set_lag(leader_worker_set: Mapping[str, Any] | None) -> str | None:

@@ -183,7 +183,7 @@ class Operator:
             served_apis=served,
             settings=lambda: self.settings,
             max_concurrent_reconciles=options.max_concurrent_reconciles,
-            max_concurrent_low_priority_reconciles=(options.max_concurrent_low_priority_reconciles),
+            max_concurrent_low_priority_reconciles=options.max_concurrent_low_priority_reconciles,
             planner_cluster_role_name=options.planner_cluster_role_name,
             claims=self.claims,
             image_build=options.image_build,

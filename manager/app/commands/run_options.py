@@ -47,7 +47,8 @@ class RunOptions:
     namespace_scope_lease_renew_interval: float
     max_concurrent_reconciles: int
     max_concurrent_low_priority_reconciles: int
-    """Component workers beyond those for work that can wait (`Controller`)."""
+    """Component workers beyond `max_concurrent_reconciles`, for work that can wait
+    (`Controller`)."""
     settings: OperatorSettings
     operator_namespace: str
     image_build: ImageBuildSettings
