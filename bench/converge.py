@@ -10,7 +10,8 @@ waited for) after each run:
   of its own, as namespace-restricted installs have); per service a DCD, its Deployment and
   Service), each child with its owner's uid, then waits until every Deployment is available.
 * operator: `dynamo-operator run` as a process, as users run it (`--max-concurrent-reconciles
-  --workers`, `LOG_LEVEL=info` to a file), started fresh; the same client creates the N graphs and
+  --workers`, `--max-concurrent-low-priority-reconciles --low-priority-workers` when given,
+  `LOG_LEVEL=info` to a file), started fresh; the same client creates the N graphs and
   waits until every graph's `status.state` is `successful`. Then, from the operator's `/metrics`:
   API requests per graph (`rest_client_requests_total`, all verbs, Events included, counted from
   readiness until the operator is idle after convergence), writes and Events per graph, writes
@@ -35,7 +36,8 @@ zero steady-state writes, RSS <= 150 MB at N = 500 and <= 400 MB at N = 2,000, a
 relist too (`--restart`: the operator started again lists everything at once; its writes until
 idle, none expected, and its RSS). This measures; it never asserts.
 
-    python -m bench.converge [--graphs 100 500] [--workers 8] [--concurrency 16] [--profile]
+    python -m bench.converge [--graphs 100 500] [--workers 8] [--low-priority-workers M]
+                             [--concurrency 16] [--profile]
                              [--floor-apply] [--rounds 1] [--steady-seconds 60] [--restart]
                              [--log-dir DIR]
 
@@ -524,6 +526,8 @@ def start_operator(
         f"--health-probe-bind-address=127.0.0.1:{health_port}",
         f"--max-concurrent-reconciles={args.workers}",
     )
+    if args.low_priority_workers is not None:
+        arguments += (f"--max-concurrent-low-priority-reconciles={args.low_priority_workers}",)
     if cluster_role := args.settings.discovery_cluster_role_name:
         arguments += (f"--discovery-cluster-role-name={cluster_role}",)
     level = "debug" if args.profile else args.log_level
@@ -713,6 +717,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, float]:
     log_dir: Path = args.log_dir
     figures: dict[str, float] = {
         "workers": args.workers,
+        "low_priority_workers": -1
+        if args.low_priority_workers is None
+        else args.low_priority_workers,
         "concurrency": args.concurrency,
         "floor_apply": int(args.floor_apply),
         "discovery_own_role": int(args.discovery_own_role),
@@ -778,6 +785,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--graphs", type=int, nargs="+", default=[100, 500], metavar="N")
     parser.add_argument("--workers", type=int, default=8, help="--max-concurrent-reconciles")
+    parser.add_argument(
+        "--low-priority-workers",
+        type=int,
+        default=None,
+        help="--max-concurrent-low-priority-reconciles (default: the operator's own; -1 printed)",
+    )
     parser.add_argument(
         "--concurrency", type=int, default=16, help="graphs the client creates at once"
     )

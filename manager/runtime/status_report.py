@@ -4,10 +4,11 @@ A reconciler derives its object's status and the Event a transition of it deserv
 in the application's library) and hands them to `StatusReport.report`, which:
 
 1. holds back a status that differs only in progress while the object's `ProgressThrottle`
-   (when the controller has one) says it is too soon, asking for a pass once it is time, or
-   while more urgent work is waiting (`busy`: a pass at `LOW_PRIORITY` after the throttle's
-   cap, or after its wait when that is longer: under load the budget spaces out these looks
-   as it spaces out writes; events about the object bring it back sooner);
+   (when the controller has one) says it is too soon, asking for a pass at `LOW_PRIORITY`
+   once it is time (a report of progress is never urgent), or while more urgent work is
+   waiting (`busy`: that pass after the throttle's cap, or after its wait when that is
+   longer: under load the budget spaces out these looks as it spaces out writes; events about
+   the object bring it back sooner);
 2. writes the status if it differs from the cached one (`Client.apply_status_if_changed`: one
    write at most, none at steady state);
 3. records the Event, if there is one and the status was written (a transition derived again
@@ -99,7 +100,7 @@ class StatusReport:
                 held = max(wait, throttle.cap.total_seconds())
                 return Result(requeue_after=held, priority=LOW_PRIORITY)
             if wait:
-                return Result(requeue_after=wait)
+                return Result(requeue_after=wait, priority=LOW_PRIORITY)
         try:
             written = await self._client.apply_status_if_changed(status, obj)
         except NotFound:

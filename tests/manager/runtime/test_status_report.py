@@ -143,14 +143,15 @@ async def test_progress_waits_for_the_throttle_and_other_changes_do_not() -> Non
     written = {**OBJ, "status": {"state": "pending", "ready": 0}}
 
     held = await report.report(OBJ, {"state": "pending", "ready": 0}, now=NOW, progress_only=True)
-    assert held == Result(requeue_after=5.0)  # a first status on its way waits `first`
+    # a first status on its way waits `first`, behind anything more urgent then
+    assert held == Result(requeue_after=5.0, priority=LOW_PRIORITY)
     assert client.statuses == []
 
     later = NOW + first
     assert await report.report(OBJ, written["status"], now=later, progress_only=True) is None
     progress = {"state": "pending", "ready": 1}
     held = await report.report(written, progress, now=later + first, progress_only=True)
-    assert held == Result(requeue_after=(cap - first).total_seconds())
+    assert held == Result(requeue_after=(cap - first).total_seconds(), priority=LOW_PRIORITY)
     assert await report.report(written, {"state": "ready"}, now=later + first) is None
 
     assert client.statuses == [{"state": "pending", "ready": 0}, {"state": "ready"}]
@@ -172,7 +173,7 @@ async def test_while_more_urgent_work_waits_progress_waits_behind_it_and_the_res
 
     busy = False  # then the throttle alone decides: `first` after the last write
     held = await report.report(OBJ, pending, now=much_later, progress_only=True)
-    assert held == Result(requeue_after=5.0)
+    assert held == Result(requeue_after=5.0, priority=LOW_PRIORITY)
     five_later = much_later + timedelta(seconds=5)
     assert await report.report(OBJ, pending, now=five_later, progress_only=True) is None
     assert client.statuses == [{"state": "ready"}, pending]

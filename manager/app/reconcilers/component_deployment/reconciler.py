@@ -16,9 +16,10 @@ the default priority applies the discovery account and the workload only, and le
 queue hands out once nothing more urgent waits. Across hundreds of graphs converging, the
 Deployments are written ahead of the Services and statuses of every graph; a lone component
 does it all in one pass, and so does a component whose workload needs no write: its Deployment
-turning ready wakes it at the default priority (`setup.py`), and it writes its Service and its
-status then, ahead of the Services of components whose pods are still on their way, since its
-graph waits for that status.
+turning ready wakes it at `WORKLOAD_READY_PRIORITY` (`setup.py`), and it writes its Service and
+its status then, ahead of the Services of components whose pods are still on their way, since
+its graph waits for that status. Only new or changed components (and graphs) count as
+pod-making work: the others may be taken by the controller's extra workers.
 """
 
 from __future__ import annotations

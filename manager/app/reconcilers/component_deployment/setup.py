@@ -38,9 +38,14 @@ from manager.runtime.kinds import (
     SERVICE_ACCOUNT,
 )
 from manager.runtime.manager import Manager
-from manager.runtime.workqueue import LOW_PRIORITY
+from manager.runtime.workqueue import DEFAULT_PRIORITY, LOW_PRIORITY
 
-__all__ = ["components_awaiting", "pod_for_cache", "setup"]
+__all__ = ["WORKLOAD_READY_PRIORITY", "components_awaiting", "pod_for_cache", "setup"]
+
+WORKLOAD_READY_PRIORITY = (DEFAULT_PRIORITY + LOW_PRIORITY) // 2
+"""A component whose workload turned ready: its Service and status (what its graph waits for)
+go before the Services of components whose pods are still on their way, but after the work
+that makes pods, and it makes none itself: the extra workers may take it."""
 
 CHILDREN = (DEPLOYMENT, SERVICE, INGRESS, HORIZONTAL_POD_AUTOSCALER)
 # Children and pods carry the component's selector label; caching only those keeps the operator
@@ -73,9 +78,12 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         .named("dynamocomponentdeployment")
         .for_(COMPONENT, spec_or_metadata_changed())
         .owns(DEPLOYMENT)
-        # A Deployment turning ready is its component's (and its graph's) status to write:
-        # ahead of the Services of components whose pods are still on their way.
-        .watches(DEPLOYMENT, enqueue_for_owner(COMPONENT), workload_turned_ready())
+        .watches(
+            DEPLOYMENT,
+            enqueue_for_owner(COMPONENT),
+            workload_turned_ready(),
+            priority=WORKLOAD_READY_PRIORITY,
+        )
         # Every owner, not only the controller: a base model's Service is shared by the
         # components serving it, none of them its controller.
         .watches(

@@ -11,6 +11,7 @@ from manager.app.cli import build_parser
 from manager.app.commands.operator import Operator
 from manager.app.commands.run import options_from_arguments
 from manager.app.kinds import COMPONENT, GRAPH, MODEL, OPTIONAL_KINDS, SCALING_ADAPTER
+from manager.app.reconcilers.component_deployment.setup import WORKLOAD_READY_PRIORITY
 from manager.runtime.cache import Cache, KindOptions
 from manager.runtime.client import RestClient, WatchEvent
 from manager.runtime.controller import Controller, Request
@@ -112,8 +113,9 @@ async def test_what_waits_behind_what_follows_each_controllers_queue() -> None:
 
 
 def test_a_deployment_turning_ready_puts_its_component_ahead_of_the_queues_services() -> None:
-    """Its status (and its graph's) is what a user waits for; the Deployment's other status
-    changes ask for a report behind the queue's other work."""
+    """Its status (and its graph's) is what a user waits for, yet it makes no pods, so it does
+    not hold back the extra workers; the Deployment's other status changes ask for a report
+    behind the queue's other work."""
     operator = _operator()
     controllers = {r.name: r for r in operator.manager.runnables if isinstance(r, Controller)}
     components = controllers["dynamocomponentdeployment"].queue
@@ -141,11 +143,13 @@ def test_a_deployment_turning_ready_puts_its_component_ahead_of_the_queues_servi
 
     deployments.replace([deployment(1)], "1")
     assert components.queued_at_or_above(LOW_PRIORITY) == 1
-    assert components.queued_at_or_above(DEFAULT_PRIORITY) == 0
+    assert components.queued_at_or_above(WORKLOAD_READY_PRIORITY) == 0
 
     deployments.apply(WatchEvent("MODIFIED", deployment(2, readyReplicas=1)))
-    assert components.queued_at_or_above(DEFAULT_PRIORITY) == 0
+    assert components.queued_at_or_above(WORKLOAD_READY_PRIORITY) == 0
 
     available = {"availableReplicas": 1, "conditions": [{"type": "Available", "status": "True"}]}
     deployments.apply(WatchEvent("MODIFIED", deployment(3, readyReplicas=1, **available)))
-    assert components.queued_at_or_above(DEFAULT_PRIORITY) == 1
+    assert components.queued_at_or_above(WORKLOAD_READY_PRIORITY) == 1
+    assert components.queued_at_or_above(DEFAULT_PRIORITY) == 0
+    assert not operator.deps.pod_work_waiting()

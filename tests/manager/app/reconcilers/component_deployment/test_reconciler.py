@@ -147,8 +147,9 @@ async def test_with_nothing_else_waiting_one_pass_does_everything() -> None:
     result = await made.reconcile(Request("ns", "web"))
 
     assert sorted(client.applied) == ["Deployment/web", "Service/web"]
-    # Its first status, pending, waits a few seconds (the progress throttle), not behind others.
-    assert result == Result(requeue_after=5.0)
+    # Its first status, pending, waits a few seconds (the progress throttle), then behind any
+    # more urgent work: a report of progress makes no pods.
+    assert result == Result(requeue_after=5.0, priority=LOW_PRIORITY)
 
 
 async def _ready_children() -> dict[str, dict[str, Any]]:
