@@ -74,7 +74,7 @@ from dynamo_operator.settings import OperatorSettings
 from e2e.localcluster.conditions import is_condition_true
 from e2e.localcluster.controlplane import kwok_nodes
 from e2e.localcluster.ports import free_port
-from e2e.localcluster.processes import die_with_parent_hook
+from e2e.localcluster.processes import spawn
 from e2e.support.conversion import crds_served
 from e2e.support.kinds import CLUSTER_ROLE
 from e2e.support.metrics_scrape import Samples, of_families, requests_by_method, total, writes
@@ -533,14 +533,14 @@ def start_operator(
     level = "debug" if args.profile else args.log_level
     env = {**os.environ, "KUBECONFIG": str(path), "LOG_LEVEL": level}
     with log_path.open("wb") as log_file:
-        process = subprocess.Popen(
+        # The operator ends if the bench dies (its cluster does too).
+        process = spawn(
             [*launcher, *arguments],
+            sig=signal.SIGTERM,
             stdout=log_file,
             stderr=subprocess.STDOUT,
             env=env,
             cwd=ROOT,
-            # The operator ends if the bench dies (its cluster does too).
-            preexec_fn=die_with_parent_hook(signal.SIGTERM),
         )
     return OperatorProcess(process, log_path, metrics_port, health_port, arguments), request_log
 

@@ -4,8 +4,11 @@ Each process gets its own session (so a Ctrl-C in the terminal reaches only the 
 stops the processes in order) and a log file. When ``die_with_parent`` is set, Linux's
 PR_SET_PDEATHSIG makes the kernel SIGKILL the process if the harness itself dies, so even a killed
 pytest leaves nothing behind (SIGKILL, because a SIGTERMed kube-apiserver can hang draining watches
-of clients that died with the harness). A PID is signalled only while /proc says it still runs the
-binary we started, so a recycled PID is never hit.
+of clients that died with the harness). The kernel sends it when the *thread* that forked exits,
+so a process started off the main thread (chaos restarts the API server from a worker thread) is
+forked by one thread kept for that, which lives as long as the harness (`spawn`). A PID is
+signalled only while /proc says it still runs the binary we started, so a recycled PID is never
+hit.
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 _PR_SET_PDEATHSIG = 1
 
@@ -109,14 +114,13 @@ def start_process(
     log = log_dir / f"{name}.log"
     binary = Path(argv[0])
     with log.open("ab") as log_file:
-        popen = subprocess.Popen(
+        popen = (spawn if die_with_parent else subprocess.Popen)(
             [str(a) for a in argv],
             stdin=subprocess.DEVNULL,
             stdout=log_file,
             stderr=subprocess.STDOUT,
             start_new_session=True,
             env={**os.environ, **(env or {})},
-            preexec_fn=die_with_parent_hook() if die_with_parent else None,
             pass_fds=pass_fds,
         )
     return ManagedProcess(name, popen.pid, binary, log, popen)
@@ -143,15 +147,26 @@ def wait_until(
     return time.monotonic() - started
 
 
-def die_with_parent_hook(
-    sig: signal.Signals = signal.SIGKILL,
-) -> Callable[[], None] | None:
-    """A ``preexec_fn`` that makes the kernel send ``sig`` to the child when this process dies
-    (Linux's PR_SET_PDEATHSIG), or None off the main thread: the signal fires when the *thread*
-    that forked exits, and a pool's worker thread would take the child down with it."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
+_FORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="forker")
+"""Forks what is started off the main thread: its one thread never exits before the process."""
 
+
+def spawn(
+    args: Sequence[str], *, sig: signal.Signals = signal.SIGKILL, **popen: Any
+) -> subprocess.Popen[bytes]:
+    """`subprocess.Popen(args, **popen)` for a child the kernel sends `sig` when this process
+    dies (Linux's PR_SET_PDEATHSIG), from whichever thread it is called."""
+
+    def start() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(args, preexec_fn=_set_death_signal(sig), **popen)
+
+    if threading.current_thread() is threading.main_thread():
+        return start()
+    # A pool's worker thread exits when idle, and the signal would take the child down with it.
+    return _FORKER.submit(start).result()
+
+
+def _set_death_signal(sig: signal.Signals) -> Callable[[], None]:
     def hook() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, sig)
 

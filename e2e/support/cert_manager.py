@@ -32,7 +32,7 @@ from cryptography import x509
 from kr8s.objects import Secret, new_class
 
 from e2e.localcluster import is_condition_true, wait_for
-from e2e.localcluster.processes import die_with_parent_hook
+from e2e.localcluster.processes import spawn
 from e2e.support import chart
 from e2e.support.crds import install_crd_documents
 
@@ -109,15 +109,14 @@ def running_cert_manager(kubeconfig: Path, log_dir: Path) -> Iterator[CertManage
 
 def _start(binary: Path, kubeconfig: Path, log_dir: Path, name: str) -> subprocess.Popen[bytes]:
     with (log_dir / f"cert-manager-{name}.log").open("ab") as log:
-        return subprocess.Popen(
+        # Killed with the test process even when pytest itself is killed, as the harness's
+        # processes are (e2e/localcluster/processes.py).
+        return spawn(
             [str(binary), f"--kubeconfig={kubeconfig}", "-v=2"],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            # Killed with the test process even when pytest itself is killed, as the harness's
-            # processes are (e2e/localcluster/processes.py).
-            preexec_fn=die_with_parent_hook(),
         )
 
 

@@ -16,7 +16,7 @@ import kr8s
 from kr8s.objects import APIObject, new_class
 
 from e2e.localcluster import wait_for
-from e2e.localcluster.processes import die_with_parent_hook
+from e2e.localcluster.processes import spawn
 from webhooks.manifests import UrlTarget, build_validating_webhook_configuration
 
 ValidatingWebhookConfiguration = new_class(
@@ -37,7 +37,9 @@ def start_webhook_server(
     log = cert_dir / "webhook-server.log"
     started = log.stat().st_size if log.exists() else 0
     with log.open("ab") as output:
-        process = subprocess.Popen(
+        # A harness stopped by a signal (a benchmark interrupted during its namespace
+        # deletions) must not leave the CRDs' conversion webhook running.
+        process = spawn(
             [
                 sys.executable,
                 "-m",
@@ -51,9 +53,6 @@ def start_webhook_server(
             env=env,
             stdout=output,
             stderr=subprocess.STDOUT,
-            # A harness stopped by a signal (a benchmark interrupted during its namespace
-            # deletions) must not leave the CRDs' conversion webhook running.
-            preexec_fn=die_with_parent_hook(),
         )
     deadline = time.monotonic() + SERVER_STARTUP_TIMEOUT
     while b"serving https://" not in log.read_bytes()[started:]:

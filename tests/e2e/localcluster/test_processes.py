@@ -48,14 +48,28 @@ def test_a_pid_now_running_another_program_is_not_considered_ours(tmp_path: Path
     impostor.stop()
 
 
-def test_processes_die_with_the_harness_that_started_them(tmp_path: Path) -> None:
+@pytest.mark.parametrize("thread", ["main", "worker"])
+def test_processes_die_with_the_harness_that_started_them(tmp_path: Path, thread: str) -> None:
+    """From the main thread or from a worker thread (chaos restarts the API server from one),
+    which exits long before the harness does."""
     harness = textwrap.dedent(
         f"""
+        import os, threading, time
         from pathlib import Path
         from e2e.localcluster.processes import start_process
-        child = start_process("sleeper", ["/bin/sleep", "300"], log_dir=Path({str(tmp_path)!r}),
-                              die_with_parent=True)
-        print(child.pid, flush=True)
+        started = []
+        def start():
+            started.append(start_process("sleeper", ["/bin/sleep", "300"],
+                                         log_dir=Path({str(tmp_path)!r}), die_with_parent=True))
+        if {thread!r} == "main":
+            start()
+        else:
+            worker = threading.Thread(target=start)
+            worker.start()
+            worker.join()
+        time.sleep(0.5)
+        assert started[0].alive(), "the child died with the thread that started it"
+        print(started[0].pid, flush=True)
         """
     )
     # The harness exits without stopping its child, as a killed pytest would.
