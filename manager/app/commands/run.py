@@ -203,10 +203,10 @@ def register(
     components.add_argument(
         "--max-concurrent-low-priority-reconciles",
         type=int,
-        default=0,
+        default=16,
         metavar="N",
         help="more component workers for work that can wait (Services, status), only while no "
-        "pod-making work waits (default 0: none)",
+        "pod-making work waits (default 16; 0: none)",
     )
     parser.set_defaults(func=_run)
     return parser
