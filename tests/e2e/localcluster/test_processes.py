@@ -54,7 +54,7 @@ def test_processes_die_with_the_harness_that_started_them(tmp_path: Path, thread
     which exits long before the harness does."""
     harness = textwrap.dedent(
         f"""
-        import os, threading, time
+        import threading, time
         from pathlib import Path
         from e2e.localcluster.processes import start_process
         started = []
