@@ -3,19 +3,22 @@
 One local control plane, for each N (default 100, then 500), in fresh namespaces deleted (and
 waited for) after each run:
 
-* floor: no operator. A bare client (`RestClient`, `--concurrency` graphs in flight) creates the
-  N DynamoGraphDeployments and exactly the objects the operator would create for them
-  (`dynamo_operator.render.render_objects`: once, the namespace's discovery ServiceAccount and
-  its RoleBinding to the ClusterRole the chart installs (`--discovery-own-role`: and a Role
+* floor: no operator. A bare client (`RestClient`, `--floor-requests` writes in flight, 64)
+  creates the N DynamoGraphDeployments and exactly the objects the operator would create for
+  them (`dynamo_operator.render.render_objects`: once, the namespace's discovery ServiceAccount
+  and its RoleBinding to the ClusterRole the chart installs (`--discovery-own-role`: and a Role
   of its own, as namespace-restricted installs have); per service a DCD, its Deployment and
-  Service), each child with its owner's uid, then waits until every Deployment is available.
+  Service), owner references stripped so that nothing waits for an owner: the discovery
+  account, then every Deployment, then the rest; then waits until every Deployment is
+  available. What no operator can beat: pods first, at the cluster's pace.
 * operator: `dynamo-operator run` as a process, as users run it (`--max-concurrent-reconciles
   --workers`, `--max-concurrent-low-priority-reconciles --low-priority-workers` when given,
-  `LOG_LEVEL=info` to a file), started fresh; the same client creates the N graphs and
-  waits until every graph's `status.state` is `successful`. Then, from the operator's `/metrics`:
-  API requests per graph (`rest_client_requests_total`, all verbs, Events included, counted from
-  readiness until the operator is idle after convergence), writes and Events per graph, writes
-  during `--steady-seconds` of steady state, and the process's peak RSS (`VmHWM`).
+  `LOG_LEVEL=info` to a file), started fresh; the client (`--concurrency` graphs at once, 16)
+  POSTs the N graphs and waits until every graph's `status.state` is `successful`. Then, from
+  the operator's `/metrics`: API requests per graph (`rest_client_requests_total`, all verbs,
+  Events included, counted from readiness until the operator is idle after convergence), writes
+  and Events per graph, writes during `--steady-seconds` of steady state, and the process's
+  peak RSS (`VmHWM`).
 
 The graph: Frontend, decode, prefill and one aggregated worker, one replica each, no GPU
 requests (kwok would need 1000 fake GPUs at N = 500). Pods need room: the bench adds kwok Nodes
@@ -37,7 +40,7 @@ relist too (`--restart`: the operator started again lists everything at once; it
 idle, none expected, and its RSS). This measures; it never asserts.
 
     python -m bench.converge [--graphs 100 500] [--workers 8] [--low-priority-workers M]
-                             [--concurrency 16] [--profile]
+                             [--concurrency 16] [--floor-requests 64] [--profile]
                              [--floor-apply] [--rounds 1] [--steady-seconds 60] [--restart]
                              [--log-dir DIR]
 
@@ -368,44 +371,42 @@ class Timeline:
             self.rows.append(row)
 
 
-async def create_floor_graph(
+async def create_floor_objects(
     rest: RestClient,
-    kinds: KindRegistry,
-    graph: dict[str, Any],
+    graphs: list[dict[str, Any]],
     settings: OperatorSettings,
+    requests: int,
     *,
     apply: bool = False,
 ) -> None:
-    """The graph, then its DCDs, then their children: each owned by the uid its owner got (the
-    namespace's discovery account is `create_floor_access`'s). `apply`: write the DCDs and
-    children with server-side apply instead of POST, as the operator does (to tell the cost of
-    apply from the operator's own)."""
-    namespace = graph["metadata"]["namespace"]
-    objects = render_objects([graph], settings, default_namespace=namespace).objects
-    components: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
-    for obj in objects:
-        if not components and obj["kind"] != COMPONENT.kind:
-            continue  # the namespace's discovery account, its RoleBinding (Role)
-        if obj["kind"] == COMPONENT.kind:
-            components.append((obj, []))
+    """The graphs and every object the operator would make for them, owner references stripped
+    (nothing waits for an owner's uid), `requests` writes in flight: the namespace's discovery
+    account first (pods name it), then every Deployment (what gates a graph is its pods), then
+    the graphs, components and Services. `apply`: the children with server-side apply instead
+    of POST, as the operator writes them (to tell the cost of apply from the operator's own)."""
+    namespace = graphs[0]["metadata"]["namespace"]
+    kinds = KindRegistry()
+    kinds.add(GRAPH)
+    kinds.add(COMPONENT)
+    rendered = [
+        unowned(obj)
+        for obj in render_objects(graphs, settings, default_namespace=namespace).objects
+    ]
+    access = [obj for obj in rendered if obj["kind"] in ACCESS_KINDS]
+    children = [obj for obj in rendered if obj["kind"] not in ACCESS_KINDS]
+    deployments = [obj for obj in children if obj["kind"] == DEPLOYMENT.kind]
+    others = [obj for obj in children if obj["kind"] != DEPLOYMENT.kind]
+
+    async def write(obj: dict[str, Any]) -> None:
+        kind = kinds.kind_of(obj)
+        if apply and kind != GRAPH:
+            await rest.apply(kind, obj, field_manager=FIELD_MANAGER)
         else:
-            components[-1][1].append(obj)
-    owner = await floor_create(rest, GRAPH, graph)
+            await floor_create(rest, kind, obj)
 
-    async def write(kind: ResourceKind, obj: dict[str, Any]) -> dict[str, Any]:
-        if apply:
-            return await rest.apply(kind, obj, field_manager=FIELD_MANAGER)
-        return await floor_create(rest, kind, obj)
-
-    async def create_component(dcd: dict[str, Any], children: list[dict[str, Any]]) -> None:
-        created = await write(COMPONENT, owned_by(dcd, owner))
-        async with anyio.create_task_group() as tg:
-            for child in children:
-                tg.start_soon(write, kinds.kind_of(child), owned_by(child, created))
-
-    async with anyio.create_task_group() as tg:
-        for dcd, children in components:
-            tg.start_soon(create_component, dcd, children)
+    for obj in access:
+        await write(obj)
+    await for_each([*deployments, *graphs, *others], write, requests)
 
 
 async def floor_create(rest: RestClient, kind: ResourceKind, obj: dict[str, Any]) -> dict[str, Any]:
@@ -425,31 +426,15 @@ async def floor_create(rest: RestClient, kind: ResourceKind, obj: dict[str, Any]
     raise AssertionError("unreachable")
 
 
-async def create_floor_access(
-    rest: RestClient, kinds: KindRegistry, graph: dict[str, Any], settings: OperatorSettings
-) -> None:
-    """What `render` makes once for a namespace's graphs: the discovery account (owned by no
-    graph), then its RoleBinding (and Role), owned by it."""
-    namespace = graph["metadata"]["namespace"]
-    objects = render_objects([graph], settings, default_namespace=namespace).objects
-    account, *owned = [obj for obj in objects if obj["kind"] in ACCESS_KINDS]
-    created = await rest.create(kinds.kind_of(account), account, field_manager=FIELD_MANAGER)
-    for obj in owned:
-        await rest.create(kinds.kind_of(obj), owned_by(obj, created), field_manager=FIELD_MANAGER)
-
-
-def owned_by(obj: dict[str, Any], owner: dict[str, Any]) -> dict[str, Any]:
-    uid = owner["metadata"]["uid"]
-    references = [{**ref, "uid": uid} for ref in obj["metadata"].get("ownerReferences") or ()]
-    return {**obj, "metadata": {**obj["metadata"], "ownerReferences": references}}
+def unowned(obj: dict[str, Any]) -> dict[str, Any]:
+    metadata = {k: v for k, v in obj["metadata"].items() if k != "ownerReferences"}
+    return {**obj, "metadata": metadata}
 
 
 async def run_floor(
     rest: RestClient, n: int, args: argparse.Namespace, *, last: bool = False
 ) -> dict[str, float]:
     namespace = await create_namespace(rest, f"converge-floor-{n}")
-    kinds = KindRegistry()
-    kinds.add(COMPONENT)
     graphs = [bench_graph(f"g-{index:04d}", namespace) for index in range(n)]
     expected = n * len(SERVICES)
     deployments = Progress("deployments_available", expected, deployment_available)
@@ -460,13 +445,8 @@ async def run_floor(
         started = deployments.started = time.perf_counter()
         tg.start_soon(timeline.sample, started, [deployments], None)
         before = of_families(REGISTRY.collect())
-        await create_floor_access(rest, kinds, graphs[0], args.settings)
-        await for_each(
-            graphs,
-            lambda graph: create_floor_graph(
-                rest, kinds, graph, args.settings, apply=args.floor_apply
-            ),
-            args.concurrency,
+        await create_floor_objects(
+            rest, graphs, args.settings, args.floor_requests, apply=args.floor_apply
         )
         result["created_s"] = time.perf_counter() - started
         after = of_families(REGISTRY.collect())
@@ -501,11 +481,8 @@ async def warm_up(rest: RestClient, settings: OperatorSettings) -> None:
     """Two floor graphs, untimed: the first run should not pay for cold connections and the
     API server's first custom resources."""
     namespace = await create_namespace(rest, "converge-warm-up")
-    kinds = KindRegistry()
-    kinds.add(COMPONENT)
-    await create_floor_access(rest, kinds, bench_graph("g-0000", namespace), settings)
-    for index in range(2):
-        await create_floor_graph(rest, kinds, bench_graph(f"g-{index:04d}", namespace), settings)
+    graphs = [bench_graph(f"g-{index:04d}", namespace) for index in range(2)]
+    await create_floor_objects(rest, graphs, settings, requests=4)
     await delete_namespace(rest, namespace)
 
 
@@ -721,6 +698,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, float]:
         if args.low_priority_workers is None
         else args.low_priority_workers,
         "concurrency": args.concurrency,
+        "floor_requests": args.floor_requests,
         "floor_apply": int(args.floor_apply),
         "discovery_own_role": int(args.discovery_own_role),
     }
@@ -792,7 +770,13 @@ def main() -> None:
         help="--max-concurrent-low-priority-reconciles (default: the operator's own; -1 printed)",
     )
     parser.add_argument(
-        "--concurrency", type=int, default=16, help="graphs the client creates at once"
+        "--concurrency",
+        type=int,
+        default=16,
+        help="graphs the operator run's client has in flight",
+    )
+    parser.add_argument(
+        "--floor-requests", type=int, default=64, help="writes the floor's client has in flight"
     )
     parser.add_argument("--steady-seconds", type=float, default=60.0)
     parser.add_argument("--timeout", type=float, default=1800.0, help="per run, to converge")
