@@ -26,7 +26,9 @@ requests (kwok would need 1000 fake GPUs at N = 500). Pods need room: the bench 
 at the end.
 
 Every 5 s a line shows the progress (objects done/seen), the machine's and the operator's CPU,
-the operator's queue depth and requests so far: the time profile. `--profile` runs the operator
+the share of the machine's CPU time the hypervisor gave other guests (`stolen`: the same run is
+slower when it is high; `stolen_pct` per run), the operator's queue depth and requests so far:
+the time profile. `--profile` runs the operator
 through `bench/converge_profile.py` with `LOG_LEVEL=debug`, which records every API request, and
 prints requests by verb and resource with their latency, writes per object, the fields that made
 the operator write and the size of what it caches. `--floor-apply` makes the floor write with
@@ -316,11 +318,12 @@ def process_memory_mib(pid: int, key: str) -> float:
     return math.nan
 
 
-def machine_busy() -> tuple[float, float]:
-    """(busy, total) jiffies of all CPUs since boot."""
+def machine_busy() -> tuple[float, float, float]:
+    """(busy, stolen, total) jiffies of all CPUs since boot: stolen by the hypervisor for other
+    guests, which makes the same cluster slower from one run to the next."""
     values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
     idle = values[3] + values[4]
-    return sum(values) - idle, sum(values)
+    return sum(values) - idle, values[7], sum(values)
 
 
 async def scrape(operator: OperatorProcess, attempts: int = 5) -> Samples:
@@ -344,20 +347,31 @@ class Timeline:
     """Progress sampled every few seconds, printed after a run: the time profile."""
 
     rows: list[str] = field(default_factory=list)
+    stolen: float = 0.0
+    jiffies: float = 0.0
+
+    @property
+    def stolen_pct(self) -> float:
+        """The share of the run's CPU time the hypervisor gave other guests, in percent."""
+        return 100 * self.stolen / max(self.jiffies, 1)
 
     async def sample(
         self, started: float, progress: list[Progress], operator: OperatorProcess | None
     ) -> None:
-        busy, jiffies = machine_busy()
+        busy, stolen, jiffies = machine_busy()
         cpu = process_cpu_seconds(operator.process.pid) if operator else 0.0
         while True:
             await anyio.sleep(SAMPLE_SECONDS)
-            now_busy, now_total = machine_busy()
+            now_busy, now_stolen, now_total = machine_busy()
             row = f"t={time.perf_counter() - started:6.1f}s " + " ".join(
                 f"{p.label}={len(p.finished)}/{len(p.seen)}" for p in progress
             )
-            row += f" machine_cpu={(now_busy - busy) / max(now_total - jiffies, 1):.0%}"
-            busy, jiffies = now_busy, now_total
+            elapsed = max(now_total - jiffies, 1)
+            row += f" machine_cpu={(now_busy - busy) / elapsed:.0%}"
+            row += f" stolen={(now_stolen - stolen) / elapsed:.0%}"
+            self.stolen += now_stolen - stolen
+            self.jiffies += now_total - jiffies
+            busy, stolen, jiffies = now_busy, now_stolen, now_total
             if operator is not None:
                 now_cpu = process_cpu_seconds(operator.process.pid)
                 samples = await scrape(operator)
@@ -460,6 +474,7 @@ async def run_floor(
         with anyio.move_on_after(args.timeout):
             await deployments.complete.wait()
         result["floor_s"] = deployments.all_done_s or math.nan
+        result["stolen_pct"] = timeline.stolen_pct
         result["deployments_created_s"] = deployments.all_seen_s or math.nan
         tg.cancel_scope.cancel()
     print(f"-- floor N={n} ({namespace})", *timeline.rows, sep="\n  ", flush=True)
@@ -588,6 +603,7 @@ async def run_operator(
             result["deployments_available_s"] = deployments.all_done_s or math.nan
             result["dcds_available_s"] = components.all_done_s or math.nan
             result["operator_cpu_s"] = process_cpu_seconds(pid) - cpu_before
+            result["stolen_pct"] = timeline.stolen_pct
             result["settle_s"], settled = await settle(operator, limit=60.0)
             wall_settled = time.time()
             tg.cancel_scope.cancel()
