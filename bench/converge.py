@@ -28,10 +28,10 @@ at the end.
 Every 5 s a line shows the progress (objects done/seen), the machine's and the operator's CPU,
 the share of the machine's CPU time the hypervisor gave other guests (`stolen`: the same run is
 slower when it is high; `stolen_pct` per run), the operator's queue depth and requests so far:
-the time profile. `--profile` runs the operator
-through `bench/converge_profile.py` with `LOG_LEVEL=debug`, which records every API request, and
-prints requests by verb and resource with their latency, writes per object, the fields that made
-the operator write and the size of what it caches. `--floor-apply` makes the floor write with
+the time profile. `--profile` runs the operator through `bench/converge_profile.py` with
+`LOG_LEVEL=debug`, which records every API request, and prints requests by verb and resource
+with their latency, writes per object, the fields that made the operator write and the size of
+what it caches. `--floor-apply` makes the floor write with
 server-side apply, as the operator does (a diagnostic); `--rounds` repeats floor and operator (in
 turns, the operator first in odd rounds, each round's ratio from its own pair) and reports the
 median round (by ratio) with the ratios' spread (`n<N>_ratio_min`, `n<N>_ratio_max`). Targets
