@@ -21,9 +21,8 @@ settings): the table says what they become, which the parser cannot tell."""
 
 
 def _run_flags() -> dict[str, argparse.Action]:
-    parser, _ = build_parser()
-    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    run = subparsers.choices["run"]
+    _, go_style = build_parser()
+    run = go_style["run"]
     return {
         option: action
         for action in run._actions
