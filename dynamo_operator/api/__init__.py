@@ -32,6 +32,7 @@ from dynamo_operator.api.conditions import (
 from dynamo_operator.api.constants import (
     API_VERSION,
     BETA_API_VERSION,
+    BETA_SERVED_KINDS,
     BETA_VERSION,
     GROUP,
     KIND_COMPONENT,
@@ -52,6 +53,7 @@ from dynamo_operator.api.constants import (
     GraphDeploymentState,
     ModelType,
     ServiceComponentKind,
+    reference_api_version,
 )
 from dynamo_operator.api.graph_deployment import (
     RFC3339_TIME,
@@ -101,6 +103,7 @@ from dynamo_operator.api.worker_metadata import DynamoWorkerMetadata, DynamoWork
 __all__ = [
     "API_VERSION",
     "BETA_API_VERSION",
+    "BETA_SERVED_KINDS",
     "BETA_VERSION",
     "GROUP",
     "INT32_MAX",
@@ -175,4 +178,5 @@ __all__ = [
     "SharedMemorySpec",
     "VolumeMount",
     "nodes_per_replica",
+    "reference_api_version",
 ]

@@ -18,6 +18,21 @@ KIND_MODEL: Final = "DynamoModel"
 KIND_WORKER_METADATA: Final = "DynamoWorkerMetadata"
 KIND_COMPONENT: Final = "DynamoComponent"
 KIND_SCALING_ADAPTER: Final = "DynamoGraphDeploymentScalingAdapter"
+#: The kinds served at v1beta1 as well (the CRD table's `definitions.py` says so too).
+BETA_SERVED_KINDS: Final = frozenset(
+    {KIND_GRAPH_DEPLOYMENT, KIND_COMPONENT_DEPLOYMENT, KIND_SCALING_ADAPTER}
+)
+
+
+def reference_api_version(kind: str) -> str:
+    """The version an ownerReference to our ``kind`` names: the newest it is served at, the one
+    the garbage collector watches it at (discovery's preferred). A reference naming another
+    version does not match the identity the collector observed, so it reads every such child
+    and its owner again from the API server when it sees the child (a read of an owner at
+    v1beta1 is a call to the conversion webhook): two reads a child as it is created, and again
+    for every child each time the controller manager starts."""
+    return BETA_API_VERSION if kind in BETA_SERVED_KINDS else API_VERSION
+
 
 MAX_SERVICES: Final = 25
 MAX_COMPONENTS: Final = MAX_SERVICES

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
-from dynamo_operator.api import API_VERSION
+from dynamo_operator.api import reference_api_version
 from dynamo_operator.builders.merge import JsonDict
 
 
@@ -31,7 +31,7 @@ def controller_reference(kind: str, name: str, uid: str | None) -> JsonDict:
     ``uid`` is omitted when unknown: ``render`` never talks to a cluster, and the API server rejects
     a reference with a wrong UID but accepts one without.
     """
-    reference: JsonDict = {"apiVersion": API_VERSION, "kind": kind, "name": name}
+    reference: JsonDict = {"apiVersion": reference_api_version(kind), "kind": kind, "name": name}
     if uid:
         reference["uid"] = uid
     reference["controller"] = True

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from dynamo_operator.api import API_VERSION, KIND_COMPONENT_DEPLOYMENT
+from dynamo_operator.api import KIND_COMPONENT_DEPLOYMENT, reference_api_version
 from dynamo_operator.builders.component import Component
 from dynamo_operator.builders.context import BuildContext, ModelServiceOwners
 from dynamo_operator.builders.merge import JsonDict
@@ -36,7 +36,7 @@ _SERVING_ROLES = frozenset({"main", "leader"})
 def serving_reference(name: str, uid: str | None) -> JsonDict:
     """An ownerReference to a component serving a base model (not a controller reference)."""
     reference: JsonDict = {
-        "apiVersion": API_VERSION,
+        "apiVersion": reference_api_version(KIND_COMPONENT_DEPLOYMENT),
         "kind": KIND_COMPONENT_DEPLOYMENT,
         "name": name,
     }

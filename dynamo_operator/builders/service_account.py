@@ -25,7 +25,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from dynamo_operator.api import GROUP, KIND_GRAPH_DEPLOYMENT, DynamoGraphDeployment
+from dynamo_operator.api import (
+    GROUP,
+    KIND_GRAPH_DEPLOYMENT,
+    DynamoGraphDeployment,
+    reference_api_version,
+)
 from dynamo_operator.api.constants import ComponentType
 from dynamo_operator.builders.merge import JsonDict, copy_json
 from dynamo_operator.constants import (
@@ -126,9 +131,10 @@ def discovery_owner(dcd: Mapping[str, Any]) -> JsonDict:
     the component itself when it has none."""
     metadata = dcd["metadata"]
     graph = _controlling_graph(metadata.get("ownerReferences") or ())
-    if graph is not None:
-        return _owner_reference(graph)
-    return _owner_reference({**metadata, "apiVersion": dcd["apiVersion"], "kind": dcd["kind"]})
+    owner = _owner_reference(graph if graph is not None else {**metadata, "kind": dcd["kind"]})
+    # At the version the garbage collector observes the kind at, whichever version the
+    # component's (older) reference to its graph names.
+    return {"apiVersion": reference_api_version(str(owner["kind"])), **owner}
 
 
 def discovery_owner_name(name: str, owner_references: Iterable[Mapping[str, Any]]) -> str:

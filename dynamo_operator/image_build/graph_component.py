@@ -16,6 +16,7 @@ from dynamo_operator.api import (
     KIND_COMPONENT,
     KIND_GRAPH_DEPLOYMENT,
     DynamoGraphDeployment,
+    reference_api_version,
 )
 from dynamo_operator.image_build.errors import ArtifactExpansionError
 from dynamo_operator.naming import parse_component_reference
@@ -25,7 +26,7 @@ JsonDict = dict[str, Any]
 
 def graph_owner_reference(graph: DynamoGraphDeployment) -> JsonDict:
     reference: JsonDict = {
-        "apiVersion": API_VERSION,
+        "apiVersion": reference_api_version(KIND_GRAPH_DEPLOYMENT),
         "kind": KIND_GRAPH_DEPLOYMENT,
         "name": graph.metadata.name,
     }

@@ -316,6 +316,27 @@ async def no_namespace_terminating(world: World) -> None:
     await eventually("no namespace being deleted", none_terminating, within=300)
 
 
+async def check_references_name_the_preferred_version(
+    world: World, graph: Mapping[str, Any]
+) -> None:
+    """Every reference from the graph's children to the graph or one of its components names
+    the group's preferred version, the one the garbage collector observes them at (another
+    makes it read each child and its owner again from the API server)."""
+    group = graph["apiVersion"].split("/")[0]
+    preferred = (await world.rest.get_path(f"/apis/{group}"))["preferredVersion"]["groupVersion"]
+    components = [dcd for dcd in await world.list(COMPONENT) if is_controlled_by(dcd, graph)]
+    owners = {graph["metadata"]["uid"]} | {dcd["metadata"]["uid"] for dcd in components}
+    references = [
+        (kind.kind, obj["metadata"]["name"], reference["apiVersion"])
+        for kind in (COMPONENT, DEPLOYMENT, SERVICE)
+        for obj in await world.list(kind)
+        for reference in obj["metadata"].get("ownerReferences") or ()
+        if reference.get("uid") in owners
+    ]
+    assert references, "the graph has children"
+    assert {version for _, _, version in references} == {preferred}, references
+
+
 async def check_converged_children(world: World, graph: Mapping[str, Any]) -> None:
     """What `kubectl get` shows for a converged graph: one DCD per service named
     `<dgd>-<lowercase service>` controlled by the graph; per DCD a Deployment (or one
@@ -323,6 +344,7 @@ async def check_converged_children(world: World, graph: Mapping[str, Any]) -> No
     each controlled by the DCD and rolled out; every pod Ready; a replica summary per service."""
     name = graph["metadata"]["name"]
     services = graph["spec"]["services"]
+    await check_references_name_the_preferred_version(world, graph)
     dcds = {
         dcd["metadata"]["name"]: dcd
         for dcd in await world.list(COMPONENT)

@@ -117,7 +117,7 @@ def test_every_child_lives_in_the_component_namespace_controlled_by_it() -> None
         assert metadata["namespace"] == "ns"
         assert metadata["ownerReferences"] == [
             {
-                "apiVersion": "nvidia.com/v1alpha1",
+                "apiVersion": "nvidia.com/v1beta1",
                 "kind": "DynamoComponentDeployment",
                 "name": "g-worker",
                 "uid": "uid-1",

@@ -38,7 +38,7 @@ def test_one_dcd_per_service_sorted_and_owned_by_the_graph() -> None:
     assert [dcd["metadata"]["name"] for dcd in dcds] == ["g-frontend", "g-worker"]
     assert dcds[0]["metadata"]["ownerReferences"] == [
         {
-            "apiVersion": "nvidia.com/v1alpha1",
+            "apiVersion": "nvidia.com/v1beta1",
             "kind": "DynamoGraphDeployment",
             "name": "g",
             "uid": "u",

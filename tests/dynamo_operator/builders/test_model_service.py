@@ -43,13 +43,13 @@ def test_owners_are_every_component_serving_the_model_in_the_namespace() -> None
     assert owners == {
         ("ns", QWEN): (
             {
-                "apiVersion": "nvidia.com/v1alpha1",
+                "apiVersion": "nvidia.com/v1beta1",
                 "kind": "DynamoComponentDeployment",
                 "name": "g-decode",
                 "uid": "uid-g-decode",
             },
             {
-                "apiVersion": "nvidia.com/v1alpha1",
+                "apiVersion": "nvidia.com/v1beta1",
                 "kind": "DynamoComponentDeployment",
                 "name": "g-prefill",
                 "uid": "uid-g-prefill",
@@ -57,7 +57,7 @@ def test_owners_are_every_component_serving_the_model_in_the_namespace() -> None
         ),
         ("elsewhere", QWEN): (
             {
-                "apiVersion": "nvidia.com/v1alpha1",
+                "apiVersion": "nvidia.com/v1beta1",
                 "kind": "DynamoComponentDeployment",
                 "name": "other",
                 "uid": "uid-other",

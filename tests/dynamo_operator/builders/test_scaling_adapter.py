@@ -53,7 +53,7 @@ def adapter(
             "namespace": "ns",
             "ownerReferences": [
                 {
-                    "apiVersion": "nvidia.com/v1alpha1",
+                    "apiVersion": "nvidia.com/v1beta1",
                     "kind": "DynamoGraphDeployment",
                     "name": "llm",
                     "uid": graph_uid,
@@ -91,7 +91,7 @@ def test_an_adapter_for_each_service_that_enables_one_seeded_with_its_replicas()
                 "annotations": {},
                 "ownerReferences": [
                     {
-                        "apiVersion": "nvidia.com/v1alpha1",
+                        "apiVersion": "nvidia.com/v1beta1",
                         "kind": "DynamoGraphDeployment",
                         "name": "llm",
                         "uid": "graph-uid",

@@ -94,5 +94,10 @@ def test_the_namespace_account_is_no_graphs_and_the_kept_one_its_graphs() -> Non
     kept = build_kept_discovery_account("team", owner)
     assert kept["metadata"]["name"] == "g-k8s-service-discovery"
     assert kept["metadata"]["ownerReferences"] == [
-        {"kind": "DynamoGraphDeployment", "name": "g", "uid": "u"}
+        {
+            "apiVersion": "nvidia.com/v1beta1",
+            "kind": "DynamoGraphDeployment",
+            "name": "g",
+            "uid": "u",
+        }
     ]

@@ -27,7 +27,7 @@ def test_a_graph_s_component_is_named_after_the_artifact_and_owned_by_the_graph(
             "namespace": "llm",
             "ownerReferences": [
                 {
-                    "apiVersion": "nvidia.com/v1alpha1",
+                    "apiVersion": "nvidia.com/v1beta1",
                     "kind": "DynamoGraphDeployment",
                     "name": "llm-agg",
                     "uid": "uid-1",
