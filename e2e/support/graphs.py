@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import copy
+import json
 from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -288,9 +289,33 @@ class World:
             graph = await self.get(GRAPH, name)
             return graph if graph is not None and is_converged(graph) else None
 
-        return await eventually(
-            f"DGD {self.namespace}/{name} successful", successful, within=within
-        )
+        try:
+            return await eventually(
+                f"DGD {self.namespace}/{name} successful", successful, within=within
+            )
+        except TimeoutError as timeout:
+            raise TimeoutError(f"{timeout}\n{await self.describe(name)}") from None
+
+    async def describe(self, name: str) -> str:
+        """What a person would look at when graph `name` does not converge: its status, and
+        the rollout and pods of every Deployment in the namespace."""
+        graph = await self.get(GRAPH, name) or {}
+        generation = (graph.get("metadata") or {}).get("generation")
+        lines = [f"graph generation {generation}, status {json.dumps(graph.get('status'))}"]
+        for deployment in await self.list(DEPLOYMENT):
+            metadata = deployment["metadata"]
+            lines.append(
+                f"Deployment {metadata['name']} generation {metadata.get('generation')}: "
+                f"{json.dumps(deployment.get('status'))}"
+            )
+        for pod in await self.list(POD):
+            metadata, status = pod["metadata"], pod.get("status") or {}
+            lines.append(
+                f"Pod {metadata['name']} node {pod['spec'].get('nodeName')} phase "
+                f"{status.get('phase')} deleting {metadata.get('deletionTimestamp')} "
+                f"conditions {json.dumps(status.get('conditions'))}"
+            )
+        return "\n".join(lines)
 
     async def all_converged(self, names: Iterable[str]) -> builtins.list[dict[str, Any]]:
         return [await self.converged(name) for name in names]

@@ -10,7 +10,9 @@ priority queue has them.
   queued again, once, when the worker calls `done`.
 * Many producers and consumers; `get` suspends until an item is ready or the queue shuts down.
   `get(below=priority)` takes only items queued below `priority`, and only while nothing at
-  `priority` or above is queued: what a controller's extra workers for waiting work use.
+  `priority` or above is queued: what a controller's extra workers for waiting work use. A
+  worker woken for an item it may no longer take (moved up past its `below`) passes the
+  wake-up on, so an item is never left queued while a worker that could take it waits.
 
 Two collections carry those rules: `dirty` maps every item that needs processing (queued or
 waiting for its current processing to finish) to its priority, and `processing` holds the items
@@ -95,6 +97,11 @@ class Queue(Generic[T]):
             if self._shutting_down and (below is not None or not self._queued):
                 raise QueueShutDown
             await self._wait_for_item(below)
+            if not self._takeable(below):
+                # Woken for an item this worker may no longer take (it moved up to a priority
+                # a worker for waiting work never takes, or something more urgent came first):
+                # the wake-up goes on to a worker that can, or the item waits for the next add.
+                self._wake_one()
         item, priority = self._pop()
         self._metrics.taken(item)
         self._processing[item] = priority

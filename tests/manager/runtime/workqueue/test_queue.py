@@ -270,3 +270,26 @@ async def test_a_worker_for_waiting_work_leaves_when_the_queue_shuts_down() -> N
     with pytest.raises(QueueShutDown):
         await queue.get(below=DEFAULT_PRIORITY)
     assert await queue.get() == "pods", "the urgent item stays for the general workers"
+
+
+async def test_an_item_moved_up_past_the_worker_woken_for_it_reaches_another() -> None:
+    # The extra worker waited longest, so the low item woke it; the item moved up to the
+    # default priority before it ran, which that worker never takes. The general worker, waiting
+    # all along, must get it (it was lost: seen in e2e as a component never reconciled again).
+    queue: Queue[str] = Queue()
+    got: list[tuple[str, str]] = []
+
+    async def worker(name: str, below: int | None) -> None:
+        got.append((name, await queue.get(below=below)))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(worker, "extra", DEFAULT_PRIORITY)
+        await anyio.wait_all_tasks_blocked()
+        tg.start_soon(worker, "general", None)
+        await anyio.wait_all_tasks_blocked()
+        queue.add("component", priority=LOW_PRIORITY)
+        queue.add("component")
+        await anyio.wait_all_tasks_blocked()
+        assert got == [("general", "component")]
+        assert len(queue) == 0
+        tg.cancel_scope.cancel()
