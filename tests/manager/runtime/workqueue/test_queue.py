@@ -8,6 +8,13 @@ from manager.runtime.workqueue import DEFAULT_PRIORITY, LOW_PRIORITY, Queue, Que
 pytestmark = pytest.mark.anyio
 
 
+async def take_one(
+    queue: Queue[str], got: list[tuple[str, str]], name: str, below: int | None
+) -> None:
+    """A worker named `name` that takes one item (`below` as `Queue.get` has it) into `got`."""
+    got.append((name, await queue.get(below=below)))
+
+
 async def test_items_come_out_in_the_order_they_were_added() -> None:
     queue: Queue[str] = Queue()
     for key in ["a", "b", "c"]:
@@ -225,17 +232,14 @@ async def test_a_worker_for_waiting_work_takes_low_items_once_nothing_urgent_is_
     queue: Queue[str] = Queue()
     got: list[tuple[str, str]] = []
 
-    async def worker(name: str, below: int | None) -> None:
-        got.append((name, await queue.get(below=below)))
-
     async with anyio.create_task_group() as tg:
-        tg.start_soon(worker, "extra", DEFAULT_PRIORITY)
+        tg.start_soon(take_one, queue, got, "extra", DEFAULT_PRIORITY)
         await anyio.wait_all_tasks_blocked()
         queue.add("pods")
         queue.add("service", priority=LOW_PRIORITY)
         await anyio.wait_all_tasks_blocked()
         assert got == [], "the extra worker took an item while urgent work was queued"
-        tg.start_soon(worker, "general", None)
+        tg.start_soon(take_one, queue, got, "general", None)
 
     assert got == [("general", "pods"), ("extra", "service")]
 
@@ -279,13 +283,10 @@ async def test_an_item_moved_up_past_the_worker_woken_for_it_reaches_another() -
     queue: Queue[str] = Queue()
     got: list[tuple[str, str]] = []
 
-    async def worker(name: str, below: int | None) -> None:
-        got.append((name, await queue.get(below=below)))
-
     async with anyio.create_task_group() as tg:
-        tg.start_soon(worker, "extra", DEFAULT_PRIORITY)
+        tg.start_soon(take_one, queue, got, "extra", DEFAULT_PRIORITY)
         await anyio.wait_all_tasks_blocked()
-        tg.start_soon(worker, "general", None)
+        tg.start_soon(take_one, queue, got, "general", None)
         await anyio.wait_all_tasks_blocked()
         queue.add("component", priority=LOW_PRIORITY)
         queue.add("component")
