@@ -29,12 +29,14 @@ from e2e.localcluster import wait_for
 from e2e.localcluster.ports import free_port
 from e2e.support.admission_reviews import admission_review
 from e2e.support.cert_manager import (
+    ISSUANCE_TIMEOUT,
     SERVING_SECRET,
     Certificate,
     CertManager,
     Issuer,
     bundle_trusts,
     chart_certificate_objects,
+    describe_objects,
     inject_ca_from,
     is_ready,
     request_renewal,
@@ -229,7 +231,7 @@ def test_in_cert_manager_mode_the_cainjector_gives_the_crds_conversion_webhook_i
                         return last[0] == expected
 
                     with contextlib.suppress(TimeoutError):
-                        wait_for(f"{name} configured", done, timeout=60)
+                        wait_for(f"{name} configured", done, timeout=ISSUANCE_TIMEOUT)
                     assert last == [expected], f"{name}\n{cert_manager.describe()}"
         finally:
             for name in convertible_crd_names():
@@ -264,16 +266,19 @@ def installed_as_the_chart_does(
             kinds[manifest["kind"]](manifest, api=kr8s_api).create()
         serving = Certificate.get(f"{RELEASE}-serving-cert", namespace=namespace, api=kr8s_api)
         wait_for(
-            f"cert-manager to issue the serving certificate\n{cert_manager.describe()}",
+            lambda: (
+                "cert-manager to issue the serving certificate\n"
+                f"{describe_objects(kr8s_api, namespace)}\n{cert_manager.describe()}"
+            ),
             lambda: is_ready(serving),
-            timeout=60,
+            timeout=ISSUANCE_TIMEOUT,
         )
         secret = settled_serving_secret(kr8s_api, RELEASE, namespace)
         ca_pem = secret_files(secret)["ca.crt"]
         wait_for(
-            f"the cainjector to fill caBundle\n{cert_manager.describe()}",
+            lambda: f"the cainjector to fill caBundle\n{cert_manager.describe()}",
             lambda: every_bundle_trusts(configuration, ca_pem),
-            timeout=60,
+            timeout=ISSUANCE_TIMEOUT,
         )
         yield secret, configuration
     finally:
@@ -323,7 +328,9 @@ def renew_and_serve(
             current = x509.load_pem_x509_certificate(files["tls.crt"])
             return files if current.serial_number != issued.serial_number else None
 
-        files = wait_for("cert-manager to reissue the serving certificate", reissued, timeout=60)
+        files = wait_for(
+            "cert-manager to reissue the serving certificate", reissued, timeout=ISSUANCE_TIMEOUT
+        )
         wait_for_revision(serving, revision + 1)
         renewed = x509.load_pem_x509_certificate(files["tls.crt"])
         assert files["ca.crt"] == ca_pem  # same CA: the injected caBundle stays valid
@@ -332,7 +339,7 @@ def renew_and_serve(
         wait_for(
             f"the operator to serve the renewed certificate\n{operator.tail()}",
             lambda: served_certificate(port, ca_pem).serial_number == renewed.serial_number,
-            timeout=60,
+            timeout=ISSUANCE_TIMEOUT,
         )
         # The connection opened before the renewal is still answered, on its original certificate.
         assert kept_open.ask(review(namespace, graph(namespace, name="after")))["allowed"]
@@ -381,7 +388,7 @@ def test_operator_managed_mode_beside_cert_manager_takes_nothing_over(
                     ),
                     None,
                 ),
-                timeout=60,
+                timeout=ISSUANCE_TIMEOUT,
             )
             assert f"Certificate {RELEASE}-serving-cert" in refusal
             status, body = operator.readyz()

@@ -16,7 +16,7 @@ DEFAULT_TIMEOUT = 90.0
 
 
 def wait_for(
-    description: str,
+    description: str | Callable[[], str],
     probe: Callable[[], T | None],
     *,
     timeout: float = DEFAULT_TIMEOUT,
@@ -25,7 +25,8 @@ def wait_for(
     """Call ``probe`` until it returns something truthy, and return that.
 
     On timeout, raise ``TimeoutError`` naming ``description`` and the last value seen, so a failing
-    test says what it was waiting for.
+    test says what it was waiting for. A callable ``description`` is called then, so it can report
+    the state at the timeout (logs, statuses) rather than at the start of the wait.
     """
     deadline = time.monotonic() + timeout
     last: T | None = None
@@ -34,4 +35,5 @@ def wait_for(
         if last:
             return last
         time.sleep(interval)
-    raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {description}; last: {last!r}")
+    text = description() if callable(description) else description
+    raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {text}; last: {last!r}")

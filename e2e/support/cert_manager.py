@@ -42,9 +42,16 @@ BUILD_SCRIPT = (
 INJECT_CA_FROM = "cert-manager.io/inject-ca-from"
 SERVING_SECRET = "webhook-server-cert"  # upstream's webhook.certificateSecret.name
 CERT_MANAGER_GROUP = "cert-manager.io/v1"
+# cert-manager retries a failed step (a conflict when its cache lags, an issuer not ready yet) after
+# 5 s, then 10, 20, 40 (its DefaultItemBasedRateLimiter, up to 5 min): on a loaded CI machine
+# three failures in a row already pass a minute (CI, once, at 60 s).
+ISSUANCE_TIMEOUT = 180.0
 
 Issuer = new_class("Issuer", CERT_MANAGER_GROUP, namespaced=True, asyncio=False)
 Certificate = new_class("Certificate", CERT_MANAGER_GROUP, namespaced=True, asyncio=False)
+CertificateRequest = new_class(
+    "CertificateRequest", CERT_MANAGER_GROUP, namespaced=True, asyncio=False
+)
 
 
 @dataclass
@@ -64,6 +71,26 @@ class CertManager:
             text = (self.log_dir / f"cert-manager-{name}.log").read_text(errors="replace")
             parts.append(f"--- cert-manager {name}:\n" + "\n".join(text.splitlines()[-lines:]))
         return "\n".join(parts)
+
+
+def describe_objects(kr8s_api: kr8s.Api, namespace: str) -> str:
+    """Each Issuer, Certificate and CertificateRequest of ``namespace`` with its conditions, for a
+    failure message: which step of the chain (CA, CA Issuer, serving certificate) is stuck, and
+    what cert-manager says about it."""
+    rows = []
+    for kind in (Issuer, Certificate, CertificateRequest):
+        for obj in kind.list(namespace=namespace, api=kr8s_api):
+            raw = obj if isinstance(obj, dict) else obj.raw  # kr8s may answer a plain dict
+            metadata = raw["metadata"]
+            conditions = (raw.get("status") or {}).get("conditions") or []
+            said = "; ".join(
+                f"{c['type']}={c['status']} {c.get('reason', '')}: {c.get('message', '')}"
+                for c in conditions
+            )
+            rows.append(
+                f"{kind.kind}/{metadata['name']} at {metadata['creationTimestamp']}: {said}"
+            )
+    return "--- cert-manager objects:\n" + ("\n".join(rows) or "none")
 
 
 def build() -> Path:
@@ -209,7 +236,7 @@ def settled_serving_secret(kr8s_api: kr8s.Api, release: str, namespace: str) -> 
     notice (the cainjector adds the new CA to the bundle and keeps the old); the tests renew the
     serving certificate once, so that what they check of a renewal is about one CA."""
     root = Certificate.get(f"{release}-root-ca", namespace=namespace, api=kr8s_api)
-    wait_for("cert-manager to issue the root CA", lambda: is_ready(root), timeout=60)
+    wait_for("cert-manager to issue the root CA", lambda: is_ready(root), timeout=ISSUANCE_TIMEOUT)
     ca_secret = Secret.get(root.raw["spec"]["secretName"], namespace=namespace, api=kr8s_api)
     serving_secret = Secret.get(SERVING_SECRET, namespace=namespace, api=kr8s_api)
 
@@ -223,7 +250,9 @@ def settled_serving_secret(kr8s_api: kr8s.Api, release: str, namespace: str) -> 
         revision = serving.raw["status"]["revision"]
         request_renewal(serving)
         wait_for(
-            "the serving certificate reissued by the current CA", signed_by_current_ca, timeout=60
+            "the serving certificate reissued by the current CA",
+            signed_by_current_ca,
+            timeout=ISSUANCE_TIMEOUT,
         )
         wait_for_revision(serving, revision + 1)  # a test's own renewal counts from there
     return serving_secret
@@ -235,7 +264,7 @@ def wait_for_revision(certificate: Any, revision: int) -> None:
     wait_for(
         f"the Certificate Ready at revision {revision}",
         lambda: is_ready(certificate) and certificate.raw["status"].get("revision") == revision,
-        timeout=60,
+        timeout=ISSUANCE_TIMEOUT,
     )
 
 
