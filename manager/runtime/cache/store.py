@@ -6,7 +6,7 @@ more than everything else a cached read does. Readers must treat them as read-on
 (`manager.runtime.cache.CacheReader` says so to its callers).
 
 A store made with `packed=True` keeps each object as its compact JSON text instead, and decodes it
-on every read (a fresh dict per read, ~10-20 µs for a Deployment): a cached Deployment is ~4 KB of
+on every read (a fresh dict per read, ~8 µs for a Deployment): a cached Deployment is ~4 KB of
 text against ~12 KB of dicts, for kinds read seldom (once per reconcile of their owner) and held
 by the thousand.
 
@@ -20,10 +20,11 @@ object, for keys no reader ever selects on.
 from __future__ import annotations
 
 import builtins
-import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
+
+import orjson
 
 from manager.runtime.cache.selector import LabelSelector
 
@@ -82,11 +83,13 @@ class StoreDelta:
 
 
 class _Packed(NamedTuple):
-    """A packed store's object: its JSON text, and its resourceVersion kept beside it (a watch
-    event or a relist compares versions without decoding)."""
+    """A packed store's object: its compact JSON (UTF-8, orjson: the standard library's json
+    was 7% of the operator's CPU at 500 graphs, packing every Deployment and Pod event and
+    decoding every read), and its resourceVersion kept beside it (a watch event or a relist
+    compares versions without decoding)."""
 
     resource_version: str | None
-    text: str
+    text: bytes
 
 
 _Entry = dict[str, Any] | _Packed
@@ -94,7 +97,7 @@ _Entry = dict[str, Any] | _Packed
 
 def _unpack(entry: _Entry) -> dict[str, Any]:
     if isinstance(entry, _Packed):
-        obj: dict[str, Any] = json.loads(entry.text)
+        obj: dict[str, Any] = orjson.loads(entry.text)
         return obj
     return entry
 
@@ -233,7 +236,7 @@ class Store:
     def _pack(self, obj: dict[str, Any]) -> _Entry:
         if not self._packed:
             return obj
-        return _Packed(_resource_version(obj), json.dumps(obj, separators=(",", ":")))
+        return _Packed(_resource_version(obj), orjson.dumps(obj))
 
     def replace(self, objects: Iterable[dict[str, Any]]) -> builtins.list[StoreDelta]:
         """Make the store hold exactly `objects` (a relist) and say what changed."""
