@@ -1,3 +1,5 @@
+import json
+import tracemalloc
 from typing import Any
 
 import pytest
@@ -137,6 +139,22 @@ def test_a_packed_store_hands_out_copies_that_readers_cannot_change_it_through()
 
     assert store.get("default", "a") == cm("a", labels={"app": "x"})
     assert names(store.list("default", {"app": "x"})) == ["a"]
+
+
+def test_a_packed_store_keeps_each_object_in_about_its_json_size() -> None:
+    # What packing is for: thousands of cached Deployments and Pods at a few KiB each.
+    objects = [cm(f"deployment-{i}", labels={"spec": "x" * 3000 + str(i)}) for i in range(200)]
+    json_bytes = sum(len(json.dumps(o, separators=(",", ":"))) for o in objects)
+    store = Store(packed=True)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for obj in objects:
+            store.upsert(obj)
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept < 1.5 * json_bytes
 
 
 def test_the_stored_resource_version_is_known_without_the_object(store: Store) -> None:
