@@ -337,7 +337,7 @@ def renew_and_serve(
 
         sync_secret_volume(volume, files)
         wait_for(
-            f"the operator to serve the renewed certificate\n{operator.tail()}",
+            lambda: f"the operator to serve the renewed certificate\n{operator.tail()}",
             lambda: served_certificate(port, ca_pem).serial_number == renewed.serial_number,
             timeout=ISSUANCE_TIMEOUT,
         )
