@@ -311,6 +311,37 @@ def process_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+CONTROL_PLANE = ("kube-apiserver", "etcd", "kube-controller-manager", "kube-scheduler", "kwok")
+CONVERSION_FLAG = b"--configure-crd-conversion"
+"""In the command line of the bench's own conversion webhook (`crds_served`)."""
+
+
+def control_plane_cpu_seconds() -> dict[str, float]:
+    """CPU seconds each control-plane program has used (summed over its processes), and the
+    bench's conversion webhook (which the API server calls for whatever reads a graph or a
+    component at v1beta1): what a run cost the cluster, beside what it cost the operator."""
+    seconds = dict.fromkeys((*CONTROL_PLANE, "conversion-webhook"), 0.0)
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            arguments = (proc / "cmdline").read_bytes().split(b"\0")
+            name = arguments[0].decode().rsplit("/", 1)[-1]
+            if CONVERSION_FLAG in arguments:
+                name = "conversion-webhook"
+            if name in seconds:
+                seconds[name] += process_cpu_seconds(int(proc.name))
+        except (OSError, IndexError, ValueError):
+            continue  # gone since listed
+    return seconds
+
+
+def control_plane_cpu_used(before: dict[str, float]) -> dict[str, float]:
+    """`cpu_<program>_s` for each control-plane program since `before`."""
+    now = control_plane_cpu_seconds()
+    return {f"cpu_{name.replace('-', '_')}_s": now[name] - before[name] for name in before}
+
+
 def process_memory_mib(pid: int, key: str) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith(f"{key}:"):
@@ -457,6 +488,7 @@ async def run_floor(
     async with anyio.create_task_group() as tg:
         await watch_progress(rest, namespace, [(DEPLOYMENT, deployments)], tg)
         started = deployments.started = time.perf_counter()
+        cluster_cpu = control_plane_cpu_seconds()
         tg.start_soon(timeline.sample, started, [deployments], None)
         before = of_families(REGISTRY.collect())
         await create_floor_objects(
@@ -474,6 +506,7 @@ async def run_floor(
         with anyio.move_on_after(args.timeout):
             await deployments.complete.wait()
         result["floor_s"] = deployments.all_done_s or math.nan
+        result.update(control_plane_cpu_used(cluster_cpu))
         result["stolen_pct"] = timeline.stolen_pct
         result["deployments_created_s"] = deployments.all_seen_s or math.nan
         tg.cancel_scope.cancel()
@@ -581,6 +614,7 @@ async def run_operator(
             progress = [(GRAPH, graphs), (COMPONENT, components), (DEPLOYMENT, deployments)]
             await watch_progress(rest, namespace, progress, tg)
             started = time.perf_counter()
+            cluster_cpu = control_plane_cpu_seconds()
             wall_started = time.time()
             for _, handler in progress:
                 handler.started = started
@@ -603,6 +637,7 @@ async def run_operator(
             result["deployments_available_s"] = deployments.all_done_s or math.nan
             result["dcds_available_s"] = components.all_done_s or math.nan
             result["operator_cpu_s"] = process_cpu_seconds(pid) - cpu_before
+            result.update(control_plane_cpu_used(cluster_cpu))
             result["stolen_pct"] = timeline.stolen_pct
             result["settle_s"], settled = await settle(operator, limit=60.0)
             wall_settled = time.time()
