@@ -35,6 +35,7 @@ from dynamo_operator.status.events import (
 from dynamo_operator.status.failure import StatusFailure
 from dynamo_operator.status.graph_deployment import derive_graph_status, is_progress_only
 from dynamo_operator.status.model import EndpointState, derive_model_status
+from dynamo_operator.status.pods import Cause, pod_failure_cause
 from dynamo_operator.status.reasons import ConditionTypes, Reasons
 from dynamo_operator.status.rolling_update import WorkerRollout, derive_rolling_update
 from dynamo_operator.status.workloads import is_workload_ready
@@ -43,6 +44,7 @@ __all__ = [
     "DYNAMO_COMPONENT_EVENTS",
     "BuildJobState",
     "BuilderJobState",
+    "Cause",
     "ComponentGate",
     "ConditionTypes",
     "EndpointState",
@@ -68,5 +70,6 @@ __all__ = [
     "is_progress_only",
     "is_workload_ready",
     "observe_builder_job",
+    "pod_failure_cause",
     "set_condition",
 ]

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from dynamo_operator.status import is_workload_ready
+from collections.abc import Mapping
+from typing import Any
+
+from dynamo_operator.status import Cause, is_workload_ready, pod_failure_cause
 from manager.runtime.predicate import (
     AnnotationsChanged,
+    Funcs,
     GenerationChanged,
     LabelsChanged,
     Predicate,
@@ -12,7 +16,7 @@ from manager.runtime.predicate import (
     turned_true,
 )
 
-__all__ = ["spec_or_metadata_changed", "workload_turned_ready"]
+__all__ = ["pod_failure_changed", "spec_or_metadata_changed", "workload_turned_ready"]
 
 
 def spec_or_metadata_changed() -> Predicate:
@@ -25,3 +29,19 @@ def workload_turned_ready() -> Predicate:
     # The moment a component's workload is ready is the moment its status, and its graph's, can
     # say so: not a change to wait behind other work.
     return turned_true(is_workload_ready)
+
+
+def pod_failure_changed() -> Predicate:
+    """A pod event that changes the failure the pod shows (`pod_failure_cause`: an image that
+    cannot be pulled, a crash loop, no node to run on), which is all a component's status reads
+    of its pods: a pod created or deleted without one, or updated on its way to running, cannot
+    change the status (its Deployment's events say how far the pods have got)."""
+
+    def shown(pod: Mapping[str, Any]) -> Cause | None:
+        return pod_failure_cause((pod,))
+
+    return Funcs(
+        on_create=lambda pod: shown(pod) is not None,
+        on_update=lambda old, new: shown(old) != shown(new),
+        on_delete=lambda pod: shown(pod) is not None,
+    )

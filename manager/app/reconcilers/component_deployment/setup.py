@@ -10,7 +10,11 @@ from typing import Any
 from dynamo_operator.constants import MANAGED_BY_OPERATOR, Labels
 from manager.app.deps import Deps
 from manager.app.kinds import COMPONENT, DYNAMO_COMPONENT, OPTIONAL_KINDS, served_optional_apis
-from manager.app.predicates import spec_or_metadata_changed, workload_turned_ready
+from manager.app.predicates import (
+    pod_failure_changed,
+    spec_or_metadata_changed,
+    workload_turned_ready,
+)
 from manager.app.reconcilers.component_deployment.reconciler import (
     ComponentDeploymentReconciler,
     ComponentKinds,
@@ -91,7 +95,8 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         )
         .owns(INGRESS)
         .owns(HORIZONTAL_POD_AUTOSCALER)
-        .watches(POD, pod_requests, priority=LOW_PRIORITY)  # a report; pods exist already
+        # A report, and only of a failure: the pods exist already.
+        .watches(POD, pod_requests, pod_failure_changed(), priority=LOW_PRIORITY)
         .watches(SECRET, secret_requests(COMPONENT))
         .watches(SERVICE_ACCOUNT, discovery_access)
         .watches(ROLE, discovery_access)
