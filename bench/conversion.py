@@ -4,11 +4,14 @@ Two parts, each skippable:
 
 * server: `dynamo-operator webhook-server` in its own process over TLS on 127.0.0.1 (as in
   production: the API server is another process). N keep-alive TLS clients each send one
-  ConversionReview at a time to `/convert` and time every round trip. Four shapes: one stored
-  four-component graph (Frontend, Planner, prefill and decode workers, with the metadata,
-  managedFields and status a stored object carries) v1alpha1 -> v1beta1 and back, as the API server
-  sends for a GET (or a write at v1beta1), and 100 distinct such graphs in one review, as it sends
-  for a LIST. Every answer must be a Success with as many objects as were sent.
+  ConversionReview at a time to `/convert` and time every round trip. Four shapes of new
+  objects (more than the webhook remembers, so each is converted): one stored four-component
+  graph (Frontend, Planner, prefill and decode workers, with the metadata, managedFields and
+  status a stored object carries) v1alpha1 -> v1beta1 and back, as the API server sends for a GET
+  (or a write at v1beta1), and 100 distinct such graphs in one review, as it sends for a LIST;
+  and a fifth, the same stored graph again and again, as the garbage collector reads an owner
+  it has not seen yet (answered from what the webhook remembers). Every answer must be a
+  Success with as many objects as were sent.
 * cluster: a local control plane with the CRD chart's CRDs and a `ConversionServer` (the same
   webhook server, `--configure-crd-conversion`), `--graphs` such graphs created at v1alpha1 (the
   storage version) with their status; then, interleaved in the same run, `--repetitions` LISTs of
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import re
 import ssl
@@ -58,11 +62,15 @@ from manager.runtime.kinds import NAMESPACE, ResourceKind
 
 SUCCESS = re.compile(rb'"result":\{"status":"Success"')
 FIELD_MANAGER = "bench-conversion"
-SHAPES = {  # name -> (from, to, objects per review)
-    "a2b_x1": (ALPHA_API_VERSION, BETA_API_VERSION, 1),
-    "b2a_x1": (BETA_API_VERSION, ALPHA_API_VERSION, 1),
-    "a2b_x100": (ALPHA_API_VERSION, BETA_API_VERSION, 100),
-    "b2a_x100": (BETA_API_VERSION, ALPHA_API_VERSION, 100),
+SHAPES = {  # name -> (from, to, objects per review, distinct reviews sent in turn)
+    # Each review new objects, more than the webhook remembers (`ConversionMemo`): conversions.
+    "a2b_x1": (ALPHA_API_VERSION, BETA_API_VERSION, 1, 1024),
+    "b2a_x1": (BETA_API_VERSION, ALPHA_API_VERSION, 1, 1024),
+    "a2b_x100": (ALPHA_API_VERSION, BETA_API_VERSION, 100, 32),
+    "b2a_x100": (BETA_API_VERSION, ALPHA_API_VERSION, 100, 32),
+    # The same stored graph again and again, as the garbage collector reads an owner it has not
+    # yet seen through its watch: answered from what the webhook remembers.
+    "a2b_again": (ALPHA_API_VERSION, BETA_API_VERSION, 1, 1),
 }
 
 
@@ -136,8 +144,9 @@ def stored_graph(index: int, namespace: str = "inference") -> dict[str, Any]:
     return graph
 
 
-def review_bytes(source: str, desired: str, count: int) -> bytes:
-    objects = [stored_graph(index) for index in range(count)]
+def review_bytes(source: str, desired: str, count: int, variant: int = 0) -> bytes:
+    """A review of `count` stored graphs, the `variant`-th such set (other names and uids)."""
+    objects = [stored_graph(variant * count + index) for index in range(count)]
     if source == BETA_API_VERSION:
         objects = [convert(obj, BETA_API_VERSION) for obj in objects]
     review = {
@@ -167,12 +176,19 @@ async def exchange(
 
 
 async def client_loop(
-    port: int, context: ssl.SSLContext, payload: bytes, deadline: float, latencies: list[float]
+    port: int,
+    context: ssl.SSLContext,
+    payloads: list[bytes],
+    deadline: float,
+    latencies: list[float],
 ) -> int:
-    """One keep-alive connection, one review at a time; returns the number of failures."""
+    """One keep-alive connection, one review at a time, `payloads` in turn; returns the number
+    of failures."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port, ssl=context)
     failures = 0
-    while time.perf_counter() < deadline:
+    for payload in itertools.cycle(payloads):
+        if time.perf_counter() >= deadline:
+            break
         started = time.perf_counter()
         body = await exchange(reader, writer, payload)
         latencies.append(time.perf_counter() - started)
@@ -185,7 +201,7 @@ async def client_loop(
 async def check_answer(port: int, context: ssl.SSLContext, shape: str) -> int:
     """One review of `shape`: the server's objects must be what the library converts; returns
     the request's size in bytes."""
-    source, desired, count = SHAPES[shape]
+    source, desired, count, _ = SHAPES[shape]
     payload = review_bytes(source, desired, count)
     reader, writer = await asyncio.open_connection("127.0.0.1", port, ssl=context)
     answer = orjson.loads(await exchange(reader, writer, payload))["response"]
@@ -201,13 +217,17 @@ async def check_answer(port: int, context: ssl.SSLContext, shape: str) -> int:
 async def measure_server(
     port: int, context: ssl.SSLContext, shape: str, clients: int, seconds: float
 ) -> dict[str, float]:
-    source, desired, count = SHAPES[shape]
-    payload = review_bytes(source, desired, count)
+    source, desired, count, variants = SHAPES[shape]
+    payloads = [review_bytes(source, desired, count, variant) for variant in range(variants)]
     latencies: list[float] = []
     deadline = time.perf_counter() + seconds
     started = time.perf_counter()
     failures = await asyncio.gather(
-        *(client_loop(port, context, payload, deadline, latencies) for _ in range(clients))
+        *(
+            # Each client its own share of the reviews: none sends what another just did.
+            client_loop(port, context, payloads[client::clients] or payloads, deadline, latencies)
+            for client in range(clients)
+        )
     )
     elapsed = time.perf_counter() - started
     if sum(failures):

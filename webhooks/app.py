@@ -31,6 +31,7 @@ from webhooks.conversion import (
     failed_conversion,
     parse_conversion_review,
 )
+from webhooks.conversion_memo import ConversionMemo
 from webhooks.endpoints import ENDPOINTS, WebhookEndpoint
 from webhooks.errors import (
     BodyTimeoutError,
@@ -154,6 +155,7 @@ class ConversionRoute(_MeasuredRoute):
 
     def __init__(self) -> None:
         super().__init__(CONVERT_PATH)
+        self.memo = ConversionMemo()
 
     async def _respond(self, http_request: web.Request) -> web.Response:
         try:
@@ -166,7 +168,7 @@ class ConversionRoute(_MeasuredRoute):
 
     def _answer(self, request: ConversionRequest) -> dict[str, Any]:
         try:
-            return answer_conversion(request)
+            return answer_conversion(request, self.memo.convert)
         except Exception as error:
             # As for admission: a bug is a clear Failed result, its traceback bounded text.
             _log.error("conversion failed", error=_bounded_traceback(error))

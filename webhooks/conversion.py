@@ -13,7 +13,7 @@ the field, never an HTTP 500: a conversion bug must read as a clear refusal in `
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,9 +40,12 @@ def parse_conversion_review(body: bytes) -> ConversionRequest:
     )
 
 
-def answer_conversion(request: ConversionRequest) -> dict[str, Any]:
-    """The review's response: every object converted, or a Failed result naming the first that
-    could not be."""
+def answer_conversion(
+    request: ConversionRequest,
+    convert_one: Callable[[Mapping[str, Any], str], Any] = convert,
+) -> dict[str, Any]:
+    """The review's response: every object converted (by `convert_one`, `convert` or what
+    remembers its answers), or a Failed result naming the first that could not be."""
     desired = request.desired_api_version
     if not isinstance(desired, str) or not desired:
         return failed_conversion(
@@ -55,7 +58,7 @@ def answer_conversion(request: ConversionRequest) -> dict[str, Any]:
         if not isinstance(obj, Mapping):
             return failed_conversion(request.uid, f"request.objects[{index}] is not an object")
         try:
-            converted.append(convert(obj, desired))
+            converted.append(convert_one(obj, desired))
         except ConversionError as error:
             return failed_conversion(request.uid, f"{_identify(obj)}: {error}")
     return _wrap(

@@ -31,7 +31,11 @@ if _TYPE_CHECKING:
         served_optional_apis,
     )
     from manager.app.metrics import MeteredReconciler, ResourceCounter, error_type
-    from manager.app.predicates import spec_or_metadata_changed, workload_turned_ready
+    from manager.app.predicates import (
+        pod_failure_changed,
+        spec_or_metadata_changed,
+        workload_turned_ready,
+    )
     from manager.app.progress import PROGRESS_CAP, progress_throttle
 
 __all__ = [
@@ -48,6 +52,7 @@ __all__ = [
     "ResourceCounter",
     "build_parser",
     "error_type",
+    "pod_failure_changed",
     "progress_throttle",
     "served_optional_apis",
     "spec_or_metadata_changed",
