@@ -161,6 +161,7 @@ BENCHMARKS_WITHOUT_A_CLUSTER = {
 BENCHMARKS_ON_A_CLUSTER = (
     "python -m bench.converge",
     "python -m bench.chaos",
+    "python -m bench.conversion",
     "python -m bench.informer_sync",
     "python -m bench.sample_controller",
     "python -m bench.write_cost",
