@@ -1,5 +1,5 @@
-"""A scripted validator, a denial and the webhook paths for the webhook tests (not a test module;
-the reviews themselves come from ``e2e.support.admission_reviews``)."""
+"""A scripted validator, a denial, the webhook paths and a stored graph for the webhook tests (not
+a test module; the reviews themselves come from ``e2e.support.admission_reviews``)."""
 
 from __future__ import annotations
 
@@ -41,3 +41,31 @@ DENIAL = ValidationResult(
 DGD_PATH = "/validate-nvidia-com-v1alpha1-dynamographdeployment"
 DCD_PATH = "/validate-nvidia-com-v1alpha1-dynamocomponentdeployment"
 MODEL_PATH = "/validate-nvidia-com-v1alpha1-dynamomodel"
+
+
+def alpha_graph(
+    name: str = "demo", uid: str = "u1", resource_version: str = "7", decode_replicas: int = 2
+) -> dict[str, Any]:
+    """A two-service graph at v1alpha1 as the API server stores it (no status), for `/convert`."""
+    return {
+        "apiVersion": "nvidia.com/v1alpha1",
+        "kind": "DynamoGraphDeployment",
+        "metadata": {
+            "name": name,
+            "namespace": "team-a",
+            "uid": uid,
+            "resourceVersion": resource_version,
+        },
+        "spec": {
+            "backendFramework": "vllm",
+            "services": {
+                "Frontend": {"componentType": "frontend", "replicas": 1},
+                "decode": {
+                    "componentType": "worker",
+                    "subComponentType": "decode",
+                    "replicas": decode_replicas,
+                    "extraPodSpec": {"mainContainer": {"image": "runtime:1", "args": ["--x"]}},
+                },
+            },
+        },
+    }

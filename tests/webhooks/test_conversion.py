@@ -8,27 +8,14 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from dynamo_operator.conversion import convert
+from tests.webhooks.reviews import alpha_graph
 from webhooks.conversion import CONVERT_PATH
 
 pytestmark = pytest.mark.anyio
 
 Client = TestClient[Any, Any]
 ALPHA_GRAPH = {
-    "apiVersion": "nvidia.com/v1alpha1",
-    "kind": "DynamoGraphDeployment",
-    "metadata": {"name": "demo", "namespace": "team-a", "uid": "u1", "resourceVersion": "7"},
-    "spec": {
-        "backendFramework": "vllm",
-        "services": {
-            "Frontend": {"componentType": "frontend", "replicas": 1},
-            "decode": {
-                "componentType": "worker",
-                "subComponentType": "decode",
-                "replicas": 2,
-                "extraPodSpec": {"mainContainer": {"image": "runtime:1", "args": ["--x"]}},
-            },
-        },
-    },
+    **alpha_graph(),
     "status": {"state": "successful", "services": {"decode": {"replicas": 2}}},
 }
 

@@ -11,34 +11,14 @@ import orjson
 import pytest
 
 from dynamo_operator.conversion import ConversionError, convert
+from tests.webhooks.reviews import alpha_graph
 from webhooks.conversion_memo import ConversionMemo
 
 ALPHA, BETA = "nvidia.com/v1alpha1", "nvidia.com/v1beta1"
 
 
 def graph(name: str = "demo", resource_version: str = "7", replicas: int = 2) -> dict[str, Any]:
-    return {
-        "apiVersion": ALPHA,
-        "kind": "DynamoGraphDeployment",
-        "metadata": {
-            "name": name,
-            "namespace": "team-a",
-            "uid": f"uid-{name}",
-            "resourceVersion": resource_version,
-        },
-        "spec": {
-            "backendFramework": "vllm",
-            "services": {
-                "Frontend": {"componentType": "frontend", "replicas": 1},
-                "decode": {
-                    "componentType": "worker",
-                    "subComponentType": "decode",
-                    "replicas": replicas,
-                    "extraPodSpec": {"mainContainer": {"image": "runtime:1", "args": ["--x"]}},
-                },
-            },
-        },
-    }
+    return alpha_graph(name, f"uid-{name}", resource_version, decode_replicas=replicas)
 
 
 def as_json(answer: Any) -> Any:
