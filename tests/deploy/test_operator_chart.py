@@ -235,9 +235,14 @@ def test_the_cluster_wide_operator_keeps_the_crds_conversion_webhook_and_only_it
         return [
             r
             for _, r in all_rules(objects)
-            if "customresourcedefinitions" in r.get("resources", ())
+            if any(res.startswith("customresourcedefinitions") for res in r.get("resources", ()))
         ]
 
+    convertible = [
+        "dynamographdeployments.nvidia.com",
+        "dynamocomponentdeployments.nvidia.com",
+        "dynamographdeploymentscalingadapters.nvidia.com",
+    ]
     assert arguments({}) == [], "operator-managed: it injects its own CA"
     assert conversion_rules({}) == [
         {
@@ -248,12 +253,14 @@ def test_the_cluster_wide_operator_keeps_the_crds_conversion_webhook_and_only_it
         {
             "apiGroups": ["apiextensions.k8s.io"],
             "resources": ["customresourcedefinitions"],
+            "verbs": ["get", "patch"],
+            "resourceNames": convertible,
+        },
+        {
+            "apiGroups": ["apiextensions.k8s.io"],
+            "resources": ["customresourcedefinitions/status"],
             "verbs": ["patch"],
-            "resourceNames": [
-                "dynamographdeployments.nvidia.com",
-                "dynamocomponentdeployments.nvidia.com",
-                "dynamographdeploymentscalingadapters.nvidia.com",
-            ],
+            "resourceNames": convertible,
         },
     ]
     assert arguments(CERT_MANAGER) == [

@@ -63,8 +63,9 @@ def strip_for_cache(
                 metadata["uid"] = uid
             if version is not None:
                 metadata["resourceVersion"] = version
-    obj["apiVersion"] = kind.api_version
-    obj["kind"] = kind.kind
+    # An object a wire format could not decode keeps its own apiVersion.
+    obj.setdefault("apiVersion", kind.api_version)
+    obj.setdefault("kind", kind.kind)
     return obj
 
 
