@@ -134,9 +134,7 @@ class ScalingAdapterReconciler:
         service_name = adapter["spec"]["dgdRef"]["serviceName"]
         replicas = adapter["spec"]["replicas"]
         try:
-            await self._client.merge_patch(
-                self._kinds.graph, metadata.get("namespace"), metadata["name"], patch
-            )
+            await self._client.merge_patch_cached(graph, patch)
         except NotFound:
             return False
         except (Forbidden, Invalid, BadRequest) as error:
