@@ -10,14 +10,11 @@ waited for) after each run:
   of its own, as namespace-restricted installs have); per service a DCD, its Deployment and
   Service), owner references stripped so that nothing waits for an owner: the discovery
   account, then every Deployment, then the rest; then waits until every Deployment is
-  available. What no operator can beat: pods first, at the cluster's pace. Graphs and DCDs go
-  at v1beta1, their storage version (converted in the bench's process, as the operator does),
-  so the API server converts nothing for the floor either.
+  available. What no operator can beat: pods first, at the cluster's pace.
 * operator: `dynamo-operator run` as a process, as users run it (`--max-concurrent-reconciles
   --workers`, `--max-concurrent-low-priority-reconciles --low-priority-workers` when given,
   `LOG_LEVEL=info` to a file), started fresh; the client (`--concurrency` graphs at once, 16)
-  POSTs the N graphs (at v1beta1, as upstream's examples are written) and waits until every
-  graph's `status.state` is `successful`. Then, from
+  POSTs the N graphs and waits until every graph's `status.state` is `successful`. Then, from
   the operator's `/metrics`: API requests per graph (`rest_client_requests_total`, all verbs,
   Events included, counted from readiness until the operator is idle after convergence), writes
   and Events per graph, writes during `--steady-seconds` of steady state, and the process's

@@ -1,7 +1,7 @@
 """ConversionReview ``apiextensions.k8s.io/v1``: the API server asks for objects at another version.
 
 The API server sends every object it must serve at a version other than the one it stored
-(v1beta1, the storage version, read at v1alpha1; v1alpha1 written and stored as v1beta1) in a
+(v1alpha1, the storage version, read at v1beta1; v1beta1 written and stored as v1alpha1) in a
 review with ``desiredAPIVersion``; the answer converts all of them or fails the whole review (the
 API server then fails the request that needed it, naming our message). The conversion itself is
 ``dynamo_operator.conversion``, pure; this module is only the wire around it.

@@ -29,8 +29,7 @@ class WebhookEndpoint:
     @property
     def path(self) -> str:
         # controller-runtime's convention, which the upstream operator and its Helm chart use; one
-        # path per kind (named after v1alpha1, the storage version when the chart's paths were
-        # fixed) whatever versions it receives.
+        # path per kind (named after the storage version) whatever versions it receives.
         group = GROUP.replace(".", "-")
         return f"/validate-{group}-{VERSION}-{self.kind.lower()}"
 

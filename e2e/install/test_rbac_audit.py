@@ -45,7 +45,7 @@ from e2e.localcluster.controlplane.audit import read_audit_events, verbs_needed
 from e2e.localcluster.ports import free_port
 from e2e.support import chart
 from e2e.support.api_store import ApiStore, running_api_store
-from e2e.support.crds import committed_crds, set_storage_version
+from e2e.support.crds import committed_crds
 from e2e.support.graphs import World
 from e2e.support.kinds import LEADER_WORKER_SET, MODEL, POD_GROUP, RBAC_KINDS, VIRTUAL_SERVICE
 from e2e.support.metrics_access import scrape
@@ -53,7 +53,6 @@ from e2e.support.operator_process import OperatorProcess, start_operator
 from e2e.support.polling import eventually
 from manager.app.kinds import COMPONENT, DYNAMO_COMPONENT, GRAPH, SCALING_ADAPTER
 from manager.runtime import (
-    CUSTOM_RESOURCE_DEFINITION,
     DEPLOYMENT,
     HORIZONTAL_POD_AUTOSCALER,
     INGRESS,
@@ -209,14 +208,6 @@ def uses(request: Request, planner_role: str | None) -> list[Request]:
         )
         needed.append(bind)
     return needed
-
-
-async def _until_stored_at_v1beta1_alone(admin: RestClient, crd_name: str) -> None:
-    async def trimmed() -> bool:
-        crd = await admin.get(CUSTOM_RESOURCE_DEFINITION, None, crd_name)
-        return bool(crd["status"]["storedVersions"] == ["v1beta1"])
-
-    await eventually(f"{crd_name} stored at v1beta1 alone", trimmed, within=60)
 
 
 def check(objects: list[dict[str, Any]], requests: list[Request]) -> None:
@@ -753,17 +744,11 @@ async def test_cluster_wide_rbac_is_exactly_what_the_operator_uses(
     )
     workloads = await new_namespace(admin, "workloads")
     world = World(admin, workloads)
-    # As after an upgrade from a release that stored graphs at v1alpha1: the operator moves them
-    # to v1beta1 (none here), then sets storedVersions to v1beta1 alone.
-    graphs_crd = f"{GRAPH.plural}.nvidia.com"
-    await set_storage_version(admin, graphs_crd, "v1alpha1")
-    await set_storage_version(admin, graphs_crd, "v1beta1")
     with operator_as_the_chart_runs_it(
         audited, objects, config, tmp_path, release_namespace
     ) as operator:
         await _until_leader(admin, release_namespace)
         await _until_ca_injected(admin, objects)
-        await _until_stored_at_v1beta1_alone(admin, graphs_crd)
         await driven(audited, release_namespace, drive(world, store, cluster_wide=True))
         await scraped(admin, release_namespace, objects, operator.metrics_port)
         assert operator.stop() == 0

@@ -20,7 +20,6 @@ import pytest
 
 from e2e.support import kwok_only
 from e2e.support.conversion import ConversionServer
-from e2e.support.crds import set_storage_version
 from e2e.support.graphs import IMAGE, World, beta_component, small_beta_graph, small_graph
 from e2e.support.kinds import GRAPH, GRAPH_BETA, SCALING_ADAPTER_BETA
 from e2e.support.polling import eventually
@@ -274,6 +273,21 @@ async def test_a_reset_conversion_stanza_is_repaired(
     await eventually(f"{name}'s conversion webhook repaired", repaired, within=60)
 
 
+def _stored_at(crd: dict[str, Any], version: str) -> list[dict[str, Any]]:
+    return [{**v, "storage": v["name"] == version} for v in crd["spec"]["versions"]]
+
+
+async def _set_storage(world: World, name: str, version: str) -> dict[str, Any]:
+    crd = await world.rest.get(CUSTOM_RESOURCE_DEFINITION, None, name)
+    return await world.rest.merge_patch(
+        CUSTOM_RESOURCE_DEFINITION,
+        None,
+        name,
+        {"spec": {"versions": _stored_at(crd, version)}},
+        field_manager=USER,
+    )
+
+
 @pytest.mark.local_control_plane
 async def test_graphs_an_earlier_operator_stored_at_v1alpha1_move_to_v1beta1(
     world: World, conversion_server: ConversionServer | None, kr8s_api: kr8s.Api
@@ -294,7 +308,7 @@ async def test_graphs_an_earlier_operator_stored_at_v1alpha1_move_to_v1beta1(
         finally:
             conversion_server.start(kr8s_api)
 
-    await set_storage_version(world.rest, name, "v1alpha1")
+    await _set_storage(world, name, "v1alpha1")
     try:
         attempt = 0
 
@@ -306,7 +320,7 @@ async def test_graphs_an_earlier_operator_stored_at_v1alpha1_move_to_v1beta1(
 
         await eventually("a graph stored at v1alpha1", stored_at_alpha, within=60)
     finally:
-        crd = await set_storage_version(world.rest, name, "v1beta1")
+        crd = await _set_storage(world, name, "v1beta1")
     assert sorted(crd["status"]["storedVersions"]) == ["v1alpha1", "v1beta1"]
     migration = StorageVersionMigration(world.rest, [name], field_manager="e2e-migration")
 

@@ -2,12 +2,12 @@
 `--configure-crd-conversion`, as a user running the operator out of cluster would serve it.
 
 The CRDs of DynamoGraphDeployment, DynamoComponentDeployment and the scaling adapter are served at
-v1alpha1 and v1beta1 and stored at v1beta1; every request at v1alpha1 (the tests' own, as a
-user's kubectl would send them) converts through the webhook, so a cluster with those CRDs needs
-it up, as a real cluster has the operator's. The local control plane gets one per session,
-beside its CRDs; a cluster the API server of which cannot reach 127.0.0.1 (kind) gets one as a
-Deployment. One writer per cluster: an operator run with webhooks beside it must not manage the
-CRDs' conversion (`--manage-crd-conversion=false`), or the two re-point the CRDs at each other.
+v1alpha1 and v1beta1; `kubectl get dgd`, the namespace controller and the garbage collector read
+them at the preferred version, v1beta1, so a cluster with those CRDs needs the webhook up, as a
+real cluster has the operator's. The local control plane gets one per session, beside its CRDs;
+a cluster the API server of which cannot reach 127.0.0.1 (kind) gets one as a Deployment. One
+writer per cluster: an operator run with webhooks beside it must not manage the CRDs' conversion
+(`--manage-crd-conversion=false`), or the two re-point the CRDs at each other.
 """
 
 from __future__ import annotations

@@ -12,8 +12,6 @@ import yaml
 from kr8s.objects import new_class
 
 from e2e import localcluster
-from manager.runtime.client import RestClient
-from manager.runtime.kinds import CUSTOM_RESOURCE_DEFINITION
 
 CRD_DIR = (
     Path(__file__).resolve().parents[2] / "deploy" / "helm" / "dynamo-operator-crds" / "generated"
@@ -68,17 +66,3 @@ class Kr8sCrds:
                 raise
             return False
         return True
-
-
-async def set_storage_version(rest: RestClient, crd_name: str, version: str) -> dict[str, Any]:
-    """Make `version` the CRD's storage version, as a chart of another release would; the API
-    server adds it to `status.storedVersions` (and keeps the ones there). The CRD is returned."""
-    crd = await rest.get(CUSTOM_RESOURCE_DEFINITION, None, crd_name)
-    versions = [{**v, "storage": v["name"] == version} for v in crd["spec"]["versions"]]
-    return await rest.merge_patch(
-        CUSTOM_RESOURCE_DEFINITION,
-        None,
-        crd_name,
-        {"spec": {"versions": versions}},
-        field_manager="e2e-crd-chart",
-    )
