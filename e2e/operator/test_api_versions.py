@@ -21,7 +21,7 @@ import pytest
 from e2e.support import kwok_only
 from e2e.support.conversion import ConversionServer
 from e2e.support.graphs import IMAGE, World, beta_component, small_beta_graph, small_graph
-from e2e.support.kinds import GRAPH, GRAPH_BETA, SCALING_ADAPTER_BETA
+from e2e.support.kinds import GRAPH, GRAPH_BETA
 from e2e.support.polling import eventually
 from manager.runtime.client import ApiError
 from manager.runtime.kinds import CUSTOM_RESOURCE_DEFINITION, DEPLOYMENT, ResourceKind
@@ -192,47 +192,6 @@ async def test_while_the_conversion_webhook_is_away_the_storage_version_still_wo
         "during-outage-decode",
         "during-outage-prefill",
     } <= await world.names(DEPLOYMENT)
-
-
-@pytest.mark.local_control_plane
-async def test_while_the_conversion_webhook_is_away_an_adapter_still_scales_its_graph(
-    world: World, conversion_down: None
-) -> None:
-    """The planner's path, stored at v1beta1 end to end: its write to the adapter, the
-    operator's to the graph (a patch computed and sent at v1beta1), and the Deployment's."""
-    mocker = ["python3", "-m", "dynamo.mocker"]
-    graph = small_beta_graph(
-        "scaled",
-        [
-            beta_component("Frontend", "frontend"),
-            beta_component("decode", "decode", mocker, scalingAdapter={}),
-        ],
-    )
-    await world.create(GRAPH_BETA, graph)
-    adapter = await eventually(
-        "the decode adapter", lambda: world.get(SCALING_ADAPTER_BETA, "scaled-decode")
-    )
-    assert adapter["spec"]["replicas"] == 1
-    await world.rest.merge_patch(
-        SCALING_ADAPTER_BETA,
-        world.namespace,
-        "scaled-decode",
-        {"spec": {"replicas": 3}},
-        field_manager="planner",
-        subresource="scale",
-    )
-
-    async def scaled() -> bool:
-        graph = await world.get(GRAPH_BETA, "scaled")
-        deployment = await world.get(DEPLOYMENT, "scaled-decode")
-        return (
-            graph is not None
-            and _by_name(graph)["decode"]["replicas"] == 3
-            and deployment is not None
-            and deployment["spec"]["replicas"] == 3
-        )
-
-    await eventually("the graph and its Deployment at 3 replicas", scaled, within=60)
 
 
 @pytest.mark.local_control_plane

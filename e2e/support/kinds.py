@@ -29,7 +29,6 @@ __all__ = [
     "ROLE",
     "ROLE_BINDING",
     "SCALING_ADAPTER",
-    "SCALING_ADAPTER_BETA",
     "VIRTUAL_SERVICE",
     "WORKER_METADATA",
 ]
@@ -41,10 +40,7 @@ GRAPH_BETA = ResourceKind("nvidia.com/v1beta1", GRAPH.kind, GRAPH.plural, namesp
 COMPONENT_BETA = ResourceKind(
     "nvidia.com/v1beta1", COMPONENT.kind, COMPONENT.plural, namespaced=True
 )
-SCALING_ADAPTER_BETA = ResourceKind(
-    "nvidia.com/v1beta1", SCALING_ADAPTER.kind, SCALING_ADAPTER.plural, namespaced=True
-)
-"""The kinds users (and the planner) also write at v1beta1, their storage version."""
+"""The two kinds users also write at v1beta1, their storage version."""
 LEADER_WORKER_SET = OPTIONAL_KINDS["lws"]
 POD_GROUP = OPTIONAL_KINDS["volcano"]
 VIRTUAL_SERVICE = OPTIONAL_KINDS["istio"]

@@ -5,8 +5,7 @@ subpackages (`cache`, `client`, `controller`, `events`, `leaderelection`, `metri
 `workqueue`) each list their own public names; like controller-runtime's root package, this one
 lists what the runtime's top-level modules offer: the manager and its runnables, the controller
 builder with its handlers and predicates, kinds, discovery, owned children, the owner of the
-process's own objects, the status step, the storage-version migration, the clock, logging,
-identity and the HTTP servers.
+process's own objects, the status step, the storage-version migration, the clock, logging, identity and the HTTP servers.
 
 The names are imported on first use (`manager.runtime.lazy`), so importing one module of the
 package (the command line imports `manager.app.commands.validate`) does not import them all.

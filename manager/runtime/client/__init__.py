@@ -8,7 +8,6 @@ from manager.runtime.client.aiohttp_transport import AiohttpTransport
 from manager.runtime.client.apply import (
     find_difference,
     find_status_difference,
-    merge_patch_applied,
     needs_apply,
     prune_none,
     status_cleanup_patch,
@@ -80,7 +79,6 @@ __all__ = [
     "default_user_agent",
     "find_difference",
     "find_status_difference",
-    "merge_patch_applied",
     "needs_apply",
     "prune_none",
     "status_cleanup_patch",

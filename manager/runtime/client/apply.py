@@ -41,7 +41,6 @@ import orjson
 __all__ = [
     "find_difference",
     "find_status_difference",
-    "merge_patch_applied",
     "needs_apply",
     "prune_none",
     "status_cleanup_patch",
@@ -196,19 +195,6 @@ def status_merge_patch(desired: Mapping[str, Any], live: Mapping[str, Any]) -> d
         elif find_status_difference(want, have) is not None:
             patch[key] = prune_none(want)
     return patch
-
-
-def merge_patch_applied(target: Any, patch: Any) -> Any:
-    """`target` with the JSON merge patch `patch` applied (RFC 7386), as a new value."""
-    if not isinstance(patch, Mapping):
-        return patch
-    result = dict(target) if isinstance(target, Mapping) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch_applied(result.get(key), value)
-    return result
 
 
 def prune_none(value: Any) -> Any:

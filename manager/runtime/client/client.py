@@ -24,7 +24,6 @@ from typing import Any
 from manager.runtime.client.apply import (
     find_difference,
     find_status_difference,
-    merge_patch_applied,
     needs_apply,
     prune_none,
     status_cleanup_patch,
@@ -302,35 +301,6 @@ class Client:
             patch,
             field_manager=field_manager or self.identity.field_manager,
             subresource=subresource,
-        )
-
-    async def merge_patch_cached(
-        self, live: Mapping[str, Any], patch: Mapping[str, Any]
-    ) -> dict[str, Any]:
-        """A JSON merge patch of `live`, an object as the cache holds it. For a kind with a wire
-        format it is applied here, the object before and after converted whole, and their
-        difference sent at the wire version, guarded by `live`'s resourceVersion (`Conflict`
-        when the cache was behind): a fragment no converter translates, so this way the API
-        server converts nothing."""
-        kind = self.kind_of(live)
-        metadata = live["metadata"]
-        if kind.wire is None or live.get("apiVersion") != kind.api_version:
-            return await self.merge_patch(kind, metadata.get("namespace"), metadata["name"], patch)
-        before = kind.wire.encode(live)
-        after = kind.wire.encode(merge_patch_applied(live, patch))
-        wire_patch = status_merge_patch(after, before)
-        wire_patch["metadata"] = {
-            **(wire_patch.get("metadata") or {}),
-            "resourceVersion": metadata["resourceVersion"],
-        }
-        _log_write("patching", live, str(sorted(patch)))
-        return await self.rest.merge_patch(
-            kind,
-            metadata.get("namespace"),
-            metadata["name"],
-            wire_patch,
-            field_manager=self.identity.field_manager,
-            at_wire_version=True,
         )
 
     async def delete(

@@ -134,7 +134,9 @@ class ScalingAdapterReconciler:
         service_name = adapter["spec"]["dgdRef"]["serviceName"]
         replicas = adapter["spec"]["replicas"]
         try:
-            await self._client.merge_patch_cached(graph, patch)
+            await self._client.merge_patch(
+                self._kinds.graph, metadata.get("namespace"), metadata["name"], patch
+            )
         except NotFound:
             return False
         except (Forbidden, Invalid, BadRequest) as error:

@@ -6,7 +6,6 @@ import pytest
 from manager.runtime.client import (
     find_difference,
     find_status_difference,
-    merge_patch_applied,
     needs_apply,
     prune_none,
     status_cleanup_patch,
@@ -236,14 +235,3 @@ def test_prune_none_drops_absent_fields_at_any_depth() -> None:
         "b": {"d": 1},
         "e": [{}],
     }
-
-
-def test_a_merge_patch_applied_here_merges_maps_drops_nulls_and_replaces_the_rest() -> None:
-    target = {"spec": {"a": 1, "b": {"c": 2, "d": 3}, "list": [1, 2]}, "kept": True}
-    patch = {"spec": {"a": None, "b": {"c": 5}, "list": [3], "new": {"x": None, "y": 1}}}
-
-    assert merge_patch_applied(target, patch) == {
-        "spec": {"b": {"c": 5, "d": 3}, "list": [3], "new": {"y": 1}},
-        "kept": True,
-    }
-    assert target["spec"]["a"] == 1, "the target itself is left alone"

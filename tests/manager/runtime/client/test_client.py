@@ -73,23 +73,3 @@ async def test_a_status_merge_patch_of_a_wire_kind_is_computed_and_sent_at_the_w
     [(method, path, body)] = transport.sent
     assert (method, path) == ("PATCH", "/apis/example.com/v2/namespaces/ns/widgets/w/status")
     assert body == {"status": {"replicas": 3, "note": None}}
-
-
-async def test_a_merge_patch_of_a_cached_wire_object_goes_as_a_difference_at_the_wire_version() -> (
-    None
-):
-    """The fragment is applied to the whole cached object, both converted, and what differs
-    sent, guarded by the resourceVersion it was computed from."""
-    live = {**v1_widget(size=1, color="red")}
-    live["metadata"] = {**live["metadata"], "resourceVersion": "41"}
-    transport = ScriptedTransport(lambda *_: v2_widget(replicas=2))
-    kinds = KindRegistry()
-    kinds.add(WIDGET)
-    client = Client(RestClient(transport), IDENTITY, kinds=kinds)  # type: ignore[arg-type]
-
-    patched = await client.merge_patch_cached(live, {"spec": {"size": 2}})
-
-    [(method, path, body)] = transport.sent
-    assert (method, path) == ("PATCH", "/apis/example.com/v2/namespaces/ns/widgets/w")
-    assert body == {"spec": {"replicas": 2}, "metadata": {"resourceVersion": "41"}}
-    assert patched["spec"] == {"size": 2}

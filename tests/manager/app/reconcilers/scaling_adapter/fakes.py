@@ -110,15 +110,21 @@ class FakeClient:
         self.refusal: ApiError | None = None
         """Raised by the next merge patch."""
 
-    async def merge_patch_cached(
-        self, live: Mapping[str, Any], patch: Mapping[str, Any]
+    async def merge_patch(
+        self,
+        kind: ResourceKind,
+        namespace: str | None,
+        name: str,
+        patch: Mapping[str, Any],
+        *,
+        subresource: str | None = None,
     ) -> dict[str, Any]:
+        assert subresource is None
         if self.refusal is not None:
             raise self.refusal
-        kind, _, name = self.reader.key(live)
-        if self.reader.key(live) not in self.reader.objects:
+        if self.reader.get(kind, namespace, name) is None:
             raise NotFound(404, "NotFound", f"{name} not found", {})
-        self.patches.append((kind, name, copy.deepcopy(dict(patch))))
+        self.patches.append((kind.kind, name, copy.deepcopy(dict(patch))))
         return {}
 
     async def apply_status_if_changed(
