@@ -12,9 +12,9 @@ operator-managed certificates leave an annotated webhook configuration to it.
 It watches the CRDs, so a CRD installed or reset later (``helm upgrade`` of the CRD chart, a
 ``kubectl apply`` of the generated files) is repaired at once. Only the fields it owns are
 written, with a JSON merge patch: ``strategy``, the webhook's ``clientConfig`` and review
-versions, and the injection annotation. Reads at the storage version (v1beta1, where the operator
-itself reads, converting in-process) never need the webhook; while it is away, reads at v1alpha1
-fail with the API server's "conversion webhook ... failed" message, and that is all.
+versions, and the injection annotation. Reads at the storage version (v1alpha1, what the operator
+itself reads) never need the webhook; while it is away, reads at v1beta1 fail with the API
+server's "conversion webhook ... failed" message, and that is all.
 """
 
 from __future__ import annotations

@@ -8,8 +8,7 @@ from typing import Final
 GROUP: Final = "nvidia.com"
 VERSION: Final = "v1alpha1"
 API_VERSION: Final = f"{GROUP}/{VERSION}"
-#: The storage version of the kinds served at both (`BETA_SERVED_KINDS`); the operator
-#: reconciles their v1alpha1 form.
+#: The served version converted by the webhook; v1alpha1 stays the storage version.
 BETA_VERSION: Final = "v1beta1"
 BETA_API_VERSION: Final = f"{GROUP}/{BETA_VERSION}"
 

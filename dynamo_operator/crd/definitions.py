@@ -6,10 +6,8 @@ per component that asks for one) and scaled by autoscalers through their scale s
 ``RUNTIME_RESOURCES`` are written by Dynamo's own processes (Kubernetes discovery): the CRD chart
 installs them too, but the operator neither watches nor admits them.
 
-A kind may be served at several versions, each with its own schema; one of them is the storage
-version: v1beta1 for the kinds served at both (as upstream's since 1.5), v1alpha1 for the others.
-The operator reconciles v1alpha1 objects and reads and writes the v1beta1 ones at v1beta1,
-converting them itself (``manager.app.kinds``). The API server converts between versions by
+A kind may be served at several versions, each with its own schema; one of them (v1alpha1, what
+the operator reads and writes) is the storage version. The API server converts between them by
 calling the conversion webhook at ``/convert``: ``CONVERTIBLE_RESOURCES`` lists the CRDs that carry
 that stanza (``ConversionService.stanza``), whose service and CA the chart and the operator fill in.
 """
@@ -61,29 +59,22 @@ def _stored(model: type[BaseModel], *columns: PrinterColumn) -> CustomResourceVe
     return CustomResourceVersion(VERSION, model, columns, storage=True)
 
 
-def _stored_beta(model: type[BaseModel], *columns: PrinterColumn) -> CustomResourceVersion:
-    return CustomResourceVersion(BETA_VERSION, model, columns, storage=True)
-
-
 CUSTOM_RESOURCES: tuple[CustomResource, ...] = (
     CustomResource(
         kind=KIND_GRAPH_DEPLOYMENT,
         plural="dynamographdeployments",
         short_name="dgd",
         versions=(
-            CustomResourceVersion(
-                VERSION,
+            _stored(
                 DynamoGraphDeployment,
-                (
-                    PrinterColumn(
-                        "State", ".status.state", description="Lifecycle state of the graph"
-                    ),
-                    _READY,
-                    _BACKEND,
-                    _AGE,
-                ),
+                PrinterColumn("State", ".status.state", description="Lifecycle state of the graph"),
+                _READY,
+                _BACKEND,
+                _AGE,
             ),
-            _stored_beta(v1beta1.DynamoGraphDeployment, _READY, _BACKEND, _AGE),
+            CustomResourceVersion(
+                BETA_VERSION, v1beta1.DynamoGraphDeployment, (_READY, _BACKEND, _AGE)
+            ),
         ),
     ),
     CustomResource(
@@ -91,24 +82,22 @@ CUSTOM_RESOURCES: tuple[CustomResource, ...] = (
         plural="dynamocomponentdeployments",
         short_name="dcd",
         versions=(
-            CustomResourceVersion(
-                VERSION,
+            _stored(
                 DynamoComponentDeployment,
+                PrinterColumn("ComponentType", ".spec.componentType", description="Component type"),
+                _REPLICAS,
+                _AVAILABLE,
+                _AGE,
+            ),
+            CustomResourceVersion(
+                BETA_VERSION,
+                v1beta1.DynamoComponentDeployment,
                 (
-                    PrinterColumn(
-                        "ComponentType", ".spec.componentType", description="Component type"
-                    ),
+                    PrinterColumn("Type", ".spec.type", description="Component type"),
                     _REPLICAS,
                     _AVAILABLE,
                     _AGE,
                 ),
-            ),
-            _stored_beta(
-                v1beta1.DynamoComponentDeployment,
-                PrinterColumn("Type", ".spec.type", description="Component type"),
-                _REPLICAS,
-                _AVAILABLE,
-                _AGE,
             ),
         ),
     ),
@@ -164,6 +153,7 @@ SCALING_RESOURCES: tuple[CustomResource, ...] = (
                     _ADAPTER_REPLICAS,
                     _AGE,
                 ),
+                storage=True,
                 scale=ScaleSubresource(),
             ),
             CustomResourceVersion(
@@ -177,7 +167,6 @@ SCALING_RESOURCES: tuple[CustomResource, ...] = (
                     _ADAPTER_REPLICAS,
                     _AGE,
                 ),
-                storage=True,
                 scale=ScaleSubresource(),
             ),
         ),

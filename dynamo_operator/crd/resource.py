@@ -85,6 +85,11 @@ class CustomResource:
         return stored
 
     @property
+    def model(self) -> type[BaseModel]:
+        """The model of the storage version: what the operator reads and writes."""
+        return self.storage_version.model
+
+    @property
     def needs_conversion(self) -> bool:
         """Served at several versions, so the API server calls the conversion webhook."""
         return len(self.versions) > 1

@@ -1,11 +1,10 @@
 """Both API versions on the real API server: what a user writes at one reads at the other.
 
-Graphs are stored at v1beta1 (the storage version); the API server converts every v1alpha1 read,
+Graphs are stored at v1alpha1 (the storage version); the API server converts every v1beta1 read,
 write, patch and watch through the conversion webhook (`dynamo-operator webhook-server
---configure-crd-conversion`, the session's). The operator lists, watches and writes v1beta1 and
-converts in-process, so it converges a graph written at either version and keeps reconciling
-while the webhook is away; only v1alpha1 reads fail then, with the API server's message naming
-the webhook.
+--configure-crd-conversion`, the session's). The operator reads v1alpha1 only, so it converges a
+graph written at v1beta1 and keeps reconciling while the webhook is away; only v1beta1 reads fail
+then, with the API server's message naming the webhook.
 """
 
 from __future__ import annotations
@@ -24,8 +23,7 @@ from e2e.support.graphs import IMAGE, World, beta_component, small_beta_graph, s
 from e2e.support.kinds import GRAPH, GRAPH_BETA
 from e2e.support.polling import eventually
 from manager.runtime.client import ApiError
-from manager.runtime.kinds import CUSTOM_RESOURCE_DEFINITION, DEPLOYMENT, ResourceKind
-from manager.runtime.storage_migration import StorageVersionMigration
+from manager.runtime.kinds import CUSTOM_RESOURCE_DEFINITION, DEPLOYMENT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -52,7 +50,7 @@ def _by_name(graph: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 @kwok_only.PODS_READY
-async def test_a_graph_written_at_v1beta1_reads_at_v1alpha1_and_converges(
+async def test_a_graph_written_at_v1beta1_is_stored_at_v1alpha1_and_converged(
     world: World,
 ) -> None:
     written = await world.create(GRAPH_BETA, beta_graph("beta"))
@@ -180,18 +178,13 @@ def conversion_down(
 async def test_while_the_conversion_webhook_is_away_the_storage_version_still_works(
     world: World, conversion_down: None
 ) -> None:
-    await world.create(GRAPH_BETA, beta_graph("during-outage"))
+    await world.create(GRAPH, small_graph("during-outage"))
     with pytest.raises(ApiError) as refused:
-        await world.rest.get(GRAPH, world.namespace, "during-outage")
+        await world.rest.get(GRAPH_BETA, world.namespace, "during-outage")
     assert "conversion webhook" in str(refused.value)
-    # The operator reads and writes v1beta1, converting itself: it converges the graph all the
-    # same (its components, stored at v1beta1 too, included).
-    await world.converged("during-outage", kind=GRAPH_BETA)
-    assert {
-        "during-outage-frontend",
-        "during-outage-decode",
-        "during-outage-prefill",
-    } <= await world.names(DEPLOYMENT)
+    # The operator reads v1alpha1 only: it converges the graph all the same.
+    await world.converged("during-outage")
+    assert {"during-outage-frontend", "during-outage-vllmworker"} <= await world.names(DEPLOYMENT)
 
 
 @pytest.mark.local_control_plane
@@ -230,61 +223,3 @@ async def test_a_reset_conversion_stanza_is_repaired(
         return config.get("url") == conversion_server.url and bool(config.get("caBundle"))
 
     await eventually(f"{name}'s conversion webhook repaired", repaired, within=60)
-
-
-def _stored_at(crd: dict[str, Any], version: str) -> list[dict[str, Any]]:
-    return [{**v, "storage": v["name"] == version} for v in crd["spec"]["versions"]]
-
-
-async def _set_storage(world: World, name: str, version: str) -> dict[str, Any]:
-    crd = await world.rest.get(CUSTOM_RESOURCE_DEFINITION, None, name)
-    return await world.rest.merge_patch(
-        CUSTOM_RESOURCE_DEFINITION,
-        None,
-        name,
-        {"spec": {"versions": _stored_at(crd, version)}},
-        field_manager=USER,
-    )
-
-
-@pytest.mark.local_control_plane
-async def test_graphs_an_earlier_operator_stored_at_v1alpha1_move_to_v1beta1(
-    world: World, conversion_server: ConversionServer | None, kr8s_api: kr8s.Api
-) -> None:
-    """An upgrade from an operator that stored v1alpha1: each object written back at v1beta1,
-    then storedVersions trimmed, so v1alpha1 could one day be dropped from the CRD. Where an
-    object is stored shows with the webhook away: only a read at that version still works."""
-    assert conversion_server is not None
-    name = f"{GRAPH.plural}.nvidia.com"
-
-    async def readable_without_webhook(kind: ResourceKind, graph: str) -> bool:
-        conversion_server.stop()
-        try:
-            await world.rest.get(kind, world.namespace, graph)
-            return True
-        except ApiError:
-            return False
-        finally:
-            conversion_server.start(kr8s_api)
-
-    await _set_storage(world, name, "v1alpha1")
-    try:
-        attempt = 0
-
-        async def stored_at_alpha() -> bool:
-            nonlocal attempt
-            attempt += 1  # the API server takes the new storage version a moment after the CRD
-            await world.create(GRAPH, small_graph(f"old-{attempt}"))
-            return await readable_without_webhook(GRAPH, f"old-{attempt}")
-
-        await eventually("a graph stored at v1alpha1", stored_at_alpha, within=60)
-    finally:
-        crd = await _set_storage(world, name, "v1beta1")
-    assert sorted(crd["status"]["storedVersions"]) == ["v1alpha1", "v1beta1"]
-    migration = StorageVersionMigration(world.rest, [name], field_manager="e2e-migration")
-
-    assert await migration.migrate(name) >= 1
-    crd = await world.rest.get(CUSTOM_RESOURCE_DEFINITION, None, name)
-    assert crd["status"]["storedVersions"] == ["v1beta1"]
-    assert await readable_without_webhook(GRAPH_BETA, f"old-{attempt}")
-    assert await migration.migrate(name) == 0, "nothing left to move"

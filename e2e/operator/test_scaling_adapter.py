@@ -19,8 +19,8 @@ import pytest
 
 from e2e.localcluster import ensure_binaries
 from e2e.support.graphs import World, component_name, small_graph
-from e2e.support.kinds import GRAPH, SCALING_ADAPTER
 from e2e.support.polling import eventually
+from manager.app.kinds import GRAPH, SCALING_ADAPTER
 from manager.runtime.kinds import DEPLOYMENT, POD
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]

@@ -282,14 +282,11 @@ class World:
 
     # states
 
-    async def converged(
-        self, name: str, within: float = CONVERGE_TIMEOUT, *, kind: ResourceKind = GRAPH
-    ) -> dict[str, Any]:
-        """Wait until the graph reads `successful` for its latest generation (read at `kind`'s
-        version), and return it."""
+    async def converged(self, name: str, within: float = CONVERGE_TIMEOUT) -> dict[str, Any]:
+        """Wait until the graph reads `successful` for its latest generation, and return it."""
 
         async def successful() -> dict[str, Any] | None:
-            graph = await self.get(kind, name)
+            graph = await self.get(GRAPH, name)
             return graph if graph is not None and is_converged(graph) else None
 
         try:
@@ -297,12 +294,12 @@ class World:
                 f"DGD {self.namespace}/{name} successful", successful, within=within
             )
         except TimeoutError as timeout:
-            raise TimeoutError(f"{timeout}\n{await self.describe(name, kind)}") from None
+            raise TimeoutError(f"{timeout}\n{await self.describe(name)}") from None
 
-    async def describe(self, name: str, kind: ResourceKind = GRAPH) -> str:
+    async def describe(self, name: str) -> str:
         """What a person would look at when graph `name` does not converge: its status, and
         the rollout and pods of every Deployment in the namespace."""
-        graph = await self.get(kind, name) or {}
+        graph = await self.get(GRAPH, name) or {}
         generation = (graph.get("metadata") or {}).get("generation")
         lines = [f"graph generation {generation}, status {json.dumps(graph.get('status'))}"]
         for deployment in await self.list(DEPLOYMENT):

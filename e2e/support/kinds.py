@@ -1,15 +1,11 @@
 """Every kind the end-to-end tests and benchmarks address, defined once: the Dynamo kinds and the
 optional APIs from the operator's own table (``manager.app.kinds``), the built-in kinds it uses
-from the runtime's (``manager.runtime.kinds``), and here only those the operator never touches.
-
-The Dynamo kinds are addressed as a user's kubectl does: at the version named, converted by the
-API server (the operator's own kinds reach v1beta1 storage through its in-process conversion)."""
+from the runtime's (``manager.runtime.kinds``), and here only those the operator never touches."""
 
 from __future__ import annotations
 
 from dynamo_operator.crd import RUNTIME_RESOURCES
-from manager.app import kinds as operator_kinds
-from manager.app.kinds import DYNAMO_COMPONENT, MODEL, OPTIONAL_KINDS
+from manager.app.kinds import COMPONENT, DYNAMO_COMPONENT, GRAPH, MODEL, OPTIONAL_KINDS
 from manager.runtime.kinds import ROLE, ROLE_BINDING, ResourceKind
 
 __all__ = [
@@ -28,19 +24,16 @@ __all__ = [
     "RESOURCE_QUOTA",
     "ROLE",
     "ROLE_BINDING",
-    "SCALING_ADAPTER",
     "VIRTUAL_SERVICE",
     "WORKER_METADATA",
 ]
 
-GRAPH = operator_kinds.GRAPH.at_own_version()
-COMPONENT = operator_kinds.COMPONENT.at_own_version()
-SCALING_ADAPTER = operator_kinds.SCALING_ADAPTER.at_own_version()
 GRAPH_BETA = ResourceKind("nvidia.com/v1beta1", GRAPH.kind, GRAPH.plural, namespaced=True)
 COMPONENT_BETA = ResourceKind(
     "nvidia.com/v1beta1", COMPONENT.kind, COMPONENT.plural, namespaced=True
 )
-"""The two kinds users also write at v1beta1, their storage version."""
+"""The two kinds users also write at v1beta1 (the API server converts; the operator reads
+v1alpha1)."""
 LEADER_WORKER_SET = OPTIONAL_KINDS["lws"]
 POD_GROUP = OPTIONAL_KINDS["volcano"]
 VIRTUAL_SERVICE = OPTIONAL_KINDS["istio"]

@@ -5,7 +5,7 @@ subpackages (`cache`, `client`, `controller`, `events`, `leaderelection`, `metri
 `workqueue`) each list their own public names; like controller-runtime's root package, this one
 lists what the runtime's top-level modules offer: the manager and its runnables, the controller
 builder with its handlers and predicates, kinds, discovery, owned children, the owner of the
-process's own objects, the status step, the storage-version migration, the clock, logging, identity and the HTTP servers.
+process's own objects, the status step, the clock, logging, identity and the HTTP servers.
 
 The names are imported on first use (`manager.runtime.lazy`), so importing one module of the
 package (the command line imports `manager.app.commands.validate`) does not import them all.
@@ -54,7 +54,6 @@ if _TYPE_CHECKING:
         SERVICE,
         SERVICE_ACCOUNT,
         ResourceKind,
-        WireFormat,
     )
     from manager.runtime.lazy import lazy_exports
     from manager.runtime.logging import LOG_LEVELS, configure_logging, get_logger, reconcile_context
@@ -92,7 +91,6 @@ if _TYPE_CHECKING:
     from manager.runtime.process_owner import ProcessOwner, owned_metadata
     from manager.runtime.progress import ProgressThrottle
     from manager.runtime.status_report import STATUS_REJECTED, ObjectEvent, StatusReport
-    from manager.runtime.storage_migration import StorageVersionMigration
 
 __all__ = [
     "BUILT_IN_KINDS",
@@ -154,8 +152,6 @@ __all__ = [
     "ServedApis",
     "SharedObjects",
     "StatusReport",
-    "StorageVersionMigration",
-    "WireFormat",
     "and_",
     "apply_children",
     "apply_each",

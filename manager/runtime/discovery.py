@@ -8,9 +8,7 @@ with the client's `KubeError`s.
 - `RequiredKinds`: a runnable that reports started only once the API server answers and serves
   every kind the process cannot work without (its CRDs); until then it says why in one log line
   (again only when the reason changes), so a missing CRD or an unreachable server never floods
-  the log, and whatever starts after it waits. A kind with a wire format needs both its versions
-  served; the registry then gives the kind itself (with its wire format) for objects at its own
-  version, so every write of one goes to the wire version.
+  the log, and whatever starts after it waits.
 - `ServedApis`: which of a set of optional group-versions (LeaderWorkerSet, Volcano, ...) the
   cluster serves now. It is checked at start-up, again at once (at most every
   `SOONEST_RECHECK` seconds) when a reconciler needs one it lacks (`recheck_soon`), and every
@@ -131,17 +129,11 @@ class RequiredKinds:
         self._backoff = backoff or Backoff(RealClock(), initial=1.0, cap=30.0)
         self.served = False
 
-    def _served_versions(self) -> list[tuple[str, str]]:
-        """Each kind at its own version and, for one with a wire format, at the wire version."""
-        wanted = [(k.api_version, k.kind) for k in self._kinds]
-        wanted += [(k.wire.api_version, k.kind) for k in self._kinds if k.wire is not None]
-        return wanted
-
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         reported: str | None = None
         while True:
             try:
-                await self._discovery.resolve_all(self._served_versions())
+                await self._discovery.resolve_all((k.api_version, k.kind) for k in self._kinds)
                 break
             except KubeError as error:
                 reason = str(error)
@@ -149,9 +141,6 @@ class RequiredKinds:
                     log.error("waiting for the API server", error=reason)
                     reported = reason
                 await self._backoff.wait()
-        for kind in self._kinds:
-            if kind.wire is not None:  # written at its version, sent at the wire version
-                self._discovery.registry.add(kind)
         self.served = True
         log.info("API server serves every required kind", kinds=[str(k) for k in self._kinds])
         task_status.started()

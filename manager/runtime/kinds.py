@@ -6,9 +6,7 @@ The built-in kinds below are constants; kinds served by CRDs are found by
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 __all__ = [
     "BUILT_IN_KINDS",
@@ -30,21 +28,7 @@ __all__ = [
     "SERVICE",
     "SERVICE_ACCOUNT",
     "ResourceKind",
-    "WireFormat",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class WireFormat:
-    """A kind the process holds at one version and reaches the API server at another, converting
-    in-process: the storage version, which the API server stores, watches and answers without
-    calling a conversion webhook. `encode` turns a whole object (or one with only metadata and
-    status) at the process's version into the wire version; `decode` the reverse, and must never
-    raise (what it cannot convert it returns as it came, at the wire version)."""
-
-    api_version: str
-    encode: Callable[[Mapping[str, Any]], dict[str, Any]]
-    decode: Callable[[dict[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,10 +47,6 @@ class ResourceKind:
     therefore never remove, though a sibling the apply sets may forbid them (a Deployment's
     ``spec.strategy.rollingUpdate`` once ``type`` is ``Recreate``): when the desired object
     lacks one the live object has, `Client.apply_if_changed` clears it first."""
-    wire: WireFormat | None = field(default=None, compare=False)
-    """Set when requests go to another version than `api_version` (see `WireFormat`): lists,
-    watches, reads, creates and applies travel at the wire version; merge and JSON patches, whose
-    bodies are fragments no converter can translate, at `api_version`, converted by the server."""
 
     @property
     def group(self) -> str:
@@ -79,15 +59,9 @@ class ResourceKind:
         return self.api_version.rpartition("/")[2]
 
     @property
-    def wire_api_version(self) -> str:
-        """The version requests go to (`api_version` unless the kind has a `wire` format)."""
-        return self.wire.api_version if self.wire is not None else self.api_version
-
-    @property
     def api_prefix(self) -> str:
-        """`/api/v1` for the core group, `/apis/<group>/<version>` otherwise (at the wire
-        version)."""
-        return f"/apis/{self.wire_api_version}" if self.group else f"/api/{self.api_version}"
+        """`/api/v1` for the core group, `/apis/<group>/<version>` otherwise."""
+        return f"/apis/{self.api_version}" if self.group else f"/api/{self.api_version}"
 
     def collection_path(self, namespace: str | None = None) -> str:
         """The URL of the collection; all namespaces when `namespace` is None."""
@@ -98,19 +72,6 @@ class ResourceKind:
     def object_path(self, namespace: str | None, name: str, subresource: str | None = None) -> str:
         path = f"{self.collection_path(namespace if self.namespaced else None)}/{name}"
         return f"{path}/{subresource}" if subresource else path
-
-    def at_own_version(self) -> ResourceKind:
-        """The kind without its wire format: requests at `api_version` itself."""
-        if self.wire is None:
-            return self
-        return ResourceKind(
-            self.api_version,
-            self.kind,
-            self.plural,
-            self.namespaced,
-            self.immutable,
-            self.server_defaulted,
-        )
 
     def __str__(self) -> str:
         return f"{self.kind}.{self.api_version}"

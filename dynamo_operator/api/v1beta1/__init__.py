@@ -1,9 +1,8 @@
 """Pydantic models of the Dynamo custom resources at version nvidia.com/v1beta1.
 
-v1beta1 is the storage version of these kinds; the conversion webhook
-(``dynamo_operator.conversion``) serves v1alpha1 readers and writers, and the operator converts
-in-process to v1alpha1, the only version it reconciles. The field-by-field contract between the
-two is in the conversion package's docstring.
+v1beta1 is served and converted by the conversion webhook (``dynamo_operator.conversion``);
+v1alpha1 stays the storage version and the only one the operator reconciles. The field-by-field
+contract between the two is in the conversion package's docstring.
 """
 
 from dynamo_operator.api.scaling_adapter import (

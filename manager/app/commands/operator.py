@@ -66,7 +66,6 @@ from manager.runtime.metrics import (
 )
 from manager.runtime.namespace_claims import NamespaceClaims
 from manager.runtime.process_owner import ProcessOwner
-from manager.runtime.storage_migration import StorageVersionMigration
 from manager.runtime.tls import CertificateError, DirectoryCertificates
 from manager.runtime.workqueue import DEFAULT_PRIORITY, LOW_PRIORITY
 from webhooks import (
@@ -88,7 +87,6 @@ DOMAIN = "nvidia.com"
 METRICS_CERTIFICATE_NAME = f"{PRODUCT}-metrics"
 """The common name of the secure metrics endpoint's self-signed certificate."""
 
-STORAGE_MIGRATION_FIELD_MANAGER = "dynamo-operator-storage-migration"
 log = get_logger(__name__)
 
 
@@ -307,12 +305,6 @@ class Operator:
         if isinstance(certificates, OperatorManagedCertificates):
             certificates.add_ca_listener(keeper.ca_changed)
         self.manager.add(keeper)
-        # Objects an earlier operator stored at v1alpha1 move to v1beta1 through this webhook.
-        self.manager.add(
-            StorageVersionMigration(
-                rest, convertible_crd_names(), field_manager=STORAGE_MIGRATION_FIELD_MANAGER
-            )
-        )
 
     def _on_served_apis(self, present: frozenset[str]) -> None:
         """Builders use an optional API from the moment the cluster serves it."""

@@ -63,9 +63,8 @@ def strip_for_cache(
                 metadata["uid"] = uid
             if version is not None:
                 metadata["resourceVersion"] = version
-    # An object a wire format could not decode keeps its own apiVersion.
-    obj.setdefault("apiVersion", kind.api_version)
-    obj.setdefault("kind", kind.kind)
+    obj["apiVersion"] = kind.api_version
+    obj["kind"] = kind.kind
     return obj
 
 

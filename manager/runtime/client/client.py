@@ -18,7 +18,7 @@ through discovery at start-up; built-in kinds are always there.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from manager.runtime.client.apply import (
@@ -218,15 +218,13 @@ class Client:
         desired_status = pruned
         if status_cleanup_patch(desired_status, live_status):
             written = await self._merge_patch_status(
-                live, status_merge_patch, desired_status, live_status
+                live, status_merge_patch(desired_status, live_status)
             )
         else:
             written = await self.apply_status(_status_body(live, desired_status))
         if leftovers := status_cleanup_patch(desired_status, written.get("status") or {}):
             _log_write("removing status fields the cache had not seen", live, str(leftovers))
-            written = await self._merge_patch_status(
-                live, status_cleanup_patch, desired_status, written.get("status") or {}
-            )
+            written = await self._merge_patch_status(live, leftovers)
         self._written_statuses.remember(written, desired_status)
         if (left := find_status_difference(desired_status, written.get("status"))) is not None:
             metadata = live["metadata"]
@@ -240,28 +238,15 @@ class Client:
         return True
 
     async def _merge_patch_status(
-        self,
-        live: Mapping[str, Any],
-        patch_between: Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]],
-        desired: Mapping[str, Any],
-        held: Mapping[str, Any],
+        self, live: Mapping[str, Any], status_patch: Mapping[str, Any]
     ) -> dict[str, Any]:
-        """A merge patch to `/status`, `patch_between(desired, held)`; for a kind with a wire
-        format computed between both statuses at the wire version, where it is sent (a patch is
-        a fragment, which no converter can translate; whole statuses convert)."""
-        kind = self.kind_of(live)
-        wire = kind.wire is not None and live.get("apiVersion") == kind.api_version
-        if wire:
-            desired, held = _status_at_wire(kind, live, desired), _status_at_wire(kind, live, held)
         metadata = live["metadata"]
-        return await self.rest.merge_patch(
-            kind,
+        return await self.merge_patch(
+            self.kind_of(live),
             metadata.get("namespace"),
             metadata["name"],
-            {"status": patch_between(desired, held)},
-            field_manager=self.identity.field_manager,
+            {"status": status_patch},
             subresource="status",
-            at_wire_version=wire,
         )
 
     async def create(
@@ -327,14 +312,6 @@ def _status_body(live: Mapping[str, Any], status: Mapping[str, Any]) -> dict[str
         "metadata": names,
         "status": status,
     }
-
-
-def _status_at_wire(
-    kind: ResourceKind, live: Mapping[str, Any], status: Mapping[str, Any]
-) -> dict[str, Any]:
-    assert kind.wire is not None
-    converted: dict[str, Any] = kind.wire.encode(_status_body(live, status)).get("status") or {}
-    return converted
 
 
 def _log_write(message: str, obj: Mapping[str, Any], difference: str) -> None:

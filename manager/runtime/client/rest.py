@@ -3,9 +3,6 @@ statuses to `errors.ApiError` and records the `rest_client_*` metrics.
 
 Everything else (cache, client, leader election, events) talks to Kubernetes through a
 `RestClient`; one is shared per kr8s `Api` object (`RestClient.for_api`).
-
-A kind with a `WireFormat` is converted here, both ways: callers see objects at the kind's
-`api_version` whatever version the request went to.
 """
 
 from __future__ import annotations
@@ -31,7 +28,6 @@ from manager.runtime.client.errors import (
     error_from_status,
 )
 from manager.runtime.client.transport import Transport
-from manager.runtime.client.wire import decoded, decoded_items, encoded
 from manager.runtime.kinds import ResourceKind
 
 __all__ = ["PAGE_SIZE", "ListPage", "PropagationPolicy", "RestClient", "WatchEvent"]
@@ -87,7 +83,7 @@ class RestClient:
         return client
 
     async def get(self, kind: ResourceKind, namespace: str | None, name: str) -> dict[str, Any]:
-        return decoded(kind, await self._call("GET", kind.object_path(namespace, name)))
+        return await self._call("GET", kind.object_path(namespace, name))
 
     async def get_path(self, path: str) -> dict[str, Any]:
         """GET a path that is not an object (discovery documents such as `/apis/apps/v1`)."""
@@ -113,7 +109,7 @@ class RestClient:
         body = await self._call("GET", kind.collection_path(namespace), params=params)
         list_meta = body.get("metadata") or {}
         return ListPage(
-            items=decoded_items(kind, body.get("items") or []),
+            items=body.get("items") or [],
             resource_version=str(list_meta.get("resourceVersion", "")),
             continue_token=list_meta.get("continue") or None,
             first=not continue_token,
@@ -212,7 +208,7 @@ class RestClient:
                 if response.status >= 400:
                     body = await response.read()
                     raise error_from_response(response.status, body, response.headers)
-                yield _decode_events(response.lines(), kind)
+                yield _decode_events(response.lines())
         except TransportError:  # not opened, or broken while open
             self.availability.lost()
             raise
@@ -221,14 +217,13 @@ class RestClient:
         self, kind: ResourceKind, obj: Mapping[str, Any], *, field_manager: str
     ) -> dict[str, Any]:
         namespace = obj.get("metadata", {}).get("namespace")
-        created = await self._call(
+        return await self._call(
             "POST",
             kind.collection_path(namespace),
             params={"fieldManager": field_manager},
-            body=orjson.dumps(encoded(kind, obj)),
+            body=orjson.dumps(obj),
             content_type=JSON_CONTENT_TYPE,
         )
-        return decoded(kind, created)
 
     async def replace(
         self,
@@ -240,14 +235,13 @@ class RestClient:
     ) -> dict[str, Any]:
         """PUT; guarded by `metadata.resourceVersion` when the object carries one."""
         metadata = obj["metadata"]
-        replaced = await self._call(
+        return await self._call(
             "PUT",
             kind.object_path(metadata.get("namespace"), metadata["name"], subresource),
             params={"fieldManager": field_manager},
-            body=orjson.dumps(encoded(kind, obj)),
+            body=orjson.dumps(obj),
             content_type=JSON_CONTENT_TYPE,
         )
-        return decoded(kind, replaced)
 
     async def apply(
         self,
@@ -263,14 +257,13 @@ class RestClient:
         params = {"fieldManager": field_manager}
         if force:
             params["force"] = "true"
-        applied = await self._call(
+        return await self._call(
             "PATCH",
             kind.object_path(metadata.get("namespace"), metadata["name"], subresource),
             params=params,
-            body=orjson.dumps(encoded(kind, obj)),
+            body=orjson.dumps(obj),
             content_type=APPLY_CONTENT_TYPE,
         )
-        return decoded(kind, applied)
 
     async def merge_patch(
         self,
@@ -282,23 +275,19 @@ class RestClient:
         field_manager: str,
         subresource: str | None = None,
         strategic: bool = False,
-        at_wire_version: bool = False,
     ) -> dict[str, Any]:
         """RFC 7386 merge patch; `strategic`: Kubernetes' strategic merge patch instead (built-in
         kinds only), which merges lists with a merge key (ownerReferences by uid) instead of
-        replacing them. Sent at the kind's own version (see `ResourceKind.wire`), unless
-        `at_wire_version`: a patch the caller wrote at the wire version."""
-        target = kind if at_wire_version else kind.at_own_version()
-        patched = await self._call(
+        replacing them."""
+        return await self._call(
             "PATCH",
-            target.object_path(namespace, name, subresource),
+            kind.object_path(namespace, name, subresource),
             params={"fieldManager": field_manager},
             body=orjson.dumps(patch),
             content_type=STRATEGIC_MERGE_PATCH_CONTENT_TYPE
             if strategic
             else MERGE_PATCH_CONTENT_TYPE,
         )
-        return decoded(kind, patched)
 
     async def json_patch(
         self,
@@ -310,11 +299,10 @@ class RestClient:
         field_manager: str,
     ) -> dict[str, Any]:
         """RFC 6902 patch: the operations apply in order and all or none, so `test` operations
-        guard the others (a failed test fails the whole patch with 422 `Invalid`). Sent at the
-        kind's own version (see `ResourceKind.wire`)."""
+        guard the others (a failed test fails the whole patch with 422 `Invalid`)."""
         return await self._call(
             "PATCH",
-            kind.at_own_version().object_path(namespace, name),
+            kind.object_path(namespace, name),
             params={"fieldManager": field_manager},
             body=orjson.dumps(operations),
             content_type=JSON_PATCH_CONTENT_TYPE,
@@ -383,16 +371,12 @@ class RestClient:
         raise AssertionError("unreachable")
 
 
-async def _decode_events(
-    lines: AsyncIterator[bytes], kind: ResourceKind
-) -> AsyncIterator[WatchEvent]:
+async def _decode_events(lines: AsyncIterator[bytes]) -> AsyncIterator[WatchEvent]:
     async for line in lines:
         event = orjson.loads(line)
         event_type = event.get("type")
         obj = event.get("object") or {}
         if event_type == "ERROR":
             raise error_from_status(obj)
-        if event_type in ("ADDED", "MODIFIED", "DELETED"):
-            yield WatchEvent(event_type, decoded(kind, obj))
-        elif event_type == "BOOKMARK":
+        if event_type in ("ADDED", "MODIFIED", "DELETED", "BOOKMARK"):
             yield WatchEvent(event_type, obj)

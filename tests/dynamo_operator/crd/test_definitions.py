@@ -71,14 +71,13 @@ def test_the_operator_admits_and_reconciles_the_kinds_users_write_but_not_the_ad
 
 
 @pytest.mark.parametrize("kind", BETA_KINDS)
-def test_served_at_both_versions_stored_at_v1beta1(kind: str) -> None:
-    """Stored at v1beta1, as upstream's since 1.5 (and so watched by the garbage collector without
-    conversion); v1alpha1 is served through conversion."""
+def test_served_at_both_versions_stored_at_v1alpha1(kind: str) -> None:
+    """The operator reads and writes v1alpha1; v1beta1 is served through conversion."""
     versions = CRDS[kind]["spec"]["versions"]
 
     assert [(v["name"], v["served"], v["storage"]) for v in versions] == [
-        ("v1alpha1", True, False),
-        ("v1beta1", True, True),
+        ("v1alpha1", True, True),
+        ("v1beta1", True, False),
     ]
     assert versions[0]["schema"] != versions[1]["schema"]
     assert all("status" in v["subresources"] for v in versions)
@@ -173,7 +172,7 @@ def test_namespaced_served_stored_with_status_subresource_and_short_name(
     assert crd["spec"]["names"]["shortNames"] == [short_name]
     assert crd["spec"]["versions"][0] == version(kind)
     assert version(kind)["served"] is True
-    assert version(kind)["storage"] is (kind not in BETA_KINDS)  # those: stored at v1beta1
+    assert version(kind)["storage"] is True
     assert version(kind)["subresources"] == {"status": {}}
 
 

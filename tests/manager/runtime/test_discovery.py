@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import anyio
 import pytest
 
 from manager.runtime.client import KindNotFoundError, KindRegistry, KubeError
 from manager.runtime.clock import FakeClock
-from manager.runtime.discovery import RequiredKinds, ServedApis
+from manager.runtime.discovery import ServedApis
 from manager.runtime.kinds import DEPLOYMENT, ResourceKind
-from tests.manager.runtime.fakes import WIDGET as WIRE_WIDGET
 
 WIDGET = ResourceKind("example.com/v1", "Widget", "widgets", namespaced=True)
 
@@ -75,33 +72,3 @@ async def test_optional_apis_are_looked_up_every_interval_or_soon_after_a_need()
         await clock.settle()
         assert discovery.looks == 4
         group.cancel_scope.cancel()
-
-
-class ResolvingDiscovery:
-    """Serves every kind asked for, as discovery would find it (no wire format)."""
-
-    def __init__(self) -> None:
-        self.registry = KindRegistry()
-        self.asked: list[tuple[str, str]] = []
-
-    async def resolve_all(self, kinds: Iterable[tuple[str, str]]) -> None:
-        for api_version, kind in kinds:
-            self.asked.append((api_version, kind))
-            self.registry.add(ResourceKind(api_version, kind, "widgets", namespaced=True))
-
-
-@pytest.mark.anyio
-async def test_a_kind_with_a_wire_format_needs_both_versions_and_is_written_through_it() -> None:
-    discovery = ResolvingDiscovery()
-    required = RequiredKinds(discovery, [WIRE_WIDGET, DEPLOYMENT])  # type: ignore[arg-type]
-    async with anyio.create_task_group() as group:
-        await group.start(required.run)
-        group.cancel_scope.cancel()
-
-    assert sorted(discovery.asked) == [
-        ("apps/v1", "Deployment"),
-        ("example.com/v1", "Widget"),
-        ("example.com/v2", "Widget"),
-    ]
-    assert discovery.registry.kind_for("example.com/v1", "Widget").wire is not None
-    assert discovery.registry.kind_for("example.com/v2", "Widget").wire is None

@@ -1,5 +1,4 @@
 from manager.runtime.kinds import CONFIG_MAP, LEASE, NAMESPACE, ResourceKind
-from tests.manager.runtime.fakes import WIDGET
 
 DEPLOYMENT = ResourceKind("apps/v1", "Deployment", "deployments", namespaced=True)
 DGD = ResourceKind("nvidia.com/v1alpha1", "DynamoGraphDeployment", "dynamographdeployments", True)
@@ -23,21 +22,3 @@ def test_core_and_group_kinds_live_under_api_and_apis() -> None:
 
 def test_cluster_scoped_kinds_ignore_the_namespace() -> None:
     assert NAMESPACE.object_path("ignored", "team-a") == "/api/v1/namespaces/team-a"
-
-
-def test_a_kind_with_a_wire_format_is_reached_at_the_wire_version() -> None:
-    assert WIDGET.wire_api_version == "example.com/v2"
-    assert WIDGET.object_path("ns", "w", "status") == (
-        "/apis/example.com/v2/namespaces/ns/widgets/w/status"
-    )
-    own = WIDGET.at_own_version()
-    assert own.wire is None
-    assert own.object_path("ns", "w") == "/apis/example.com/v1/namespaces/ns/widgets/w"
-
-
-def test_the_wire_format_does_not_make_another_kind() -> None:
-    """Caches and registries keyed by kind find the same entry with or without it."""
-    plain = ResourceKind("example.com/v1", "Widget", "widgets", True)
-    assert plain == WIDGET
-    assert {WIDGET: 1}[plain] == 1
-    assert WIDGET.at_own_version() == WIDGET

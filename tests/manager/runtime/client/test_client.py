@@ -5,9 +5,8 @@ from typing import Any
 
 import pytest
 
-from manager.runtime.client import Client, KindNotFoundError, KindRegistry, RestClient
+from manager.runtime.client import Client, KindNotFoundError, RestClient
 from manager.runtime.identity import Identity
-from tests.manager.runtime.fakes import WIDGET, ScriptedTransport, v1_widget, v2_widget
 
 pytestmark = pytest.mark.anyio
 
@@ -55,21 +54,3 @@ async def test_kinds_come_from_the_registry_without_discovery(client: Client) ->
         client.kind_of(graph())
     with pytest.raises(KindNotFoundError):
         await client.apply_status_if_changed({"state": "new"}, graph(status={"state": "old"}))
-
-
-async def test_a_status_merge_patch_of_a_wire_kind_is_computed_and_sent_at_the_wire_version() -> (
-    None
-):
-    """Removing a status field takes a merge patch, a fragment no converter translates: it is
-    computed between the two statuses converted whole, and sent where the server stores them."""
-    live = {**v1_widget(size=1), "status": {"size": 2, "note": "gone soon"}}
-    transport = ScriptedTransport(lambda *_: {**v2_widget(replicas=1), "status": {"replicas": 3}})
-    kinds = KindRegistry()
-    kinds.add(WIDGET)
-    client = Client(RestClient(transport), IDENTITY, kinds=kinds)  # type: ignore[arg-type]
-
-    assert await client.apply_status_if_changed({"size": 3}, live) is True
-
-    [(method, path, body)] = transport.sent
-    assert (method, path) == ("PATCH", "/apis/example.com/v2/namespaces/ns/widgets/w/status")
-    assert body == {"status": {"replicas": 3, "note": None}}
