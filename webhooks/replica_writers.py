@@ -88,7 +88,9 @@ class ReplicaWriters:
         """Why ``username`` may not make this update of a graph, or None when it may."""
         if self.may_write(username):
             return None
-        graph_name = str((old.get("metadata") or {}).get("name") or "")
+        metadata = old.get("metadata")
+        # A malformed oldObject is the validators' to refuse (400), not a reason to fail here.
+        graph_name = str(metadata.get("name") or "") if isinstance(metadata, Mapping) else ""
         before, after = _services(old), _services(new)
         problems = [
             _problem(graph_name, name, after[name])

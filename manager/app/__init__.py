@@ -5,9 +5,10 @@
   `commands.operator` is the composition root of `run` (flags -> manager -> setups -> webhooks);
   it and `commands.webhook_server` are the only modules that import `webhooks`;
 - `reconcilers`: one package per Dynamo kind, each exporting `setup(manager, deps)`;
-- `deps`, `kinds`, `metrics`, `predicates`, `progress`: what the reconcilers share: what a
-  `setup` is given, the Dynamo kinds (defined once), the upstream operator's `dynamo_operator_*`
-  metrics, the predicates of their watches, and how often they report progress.
+- `deps`, `kinds`, `metrics`, `predicates`, `progress`, `collector_view`: what the reconcilers
+  share: what a `setup` is given, the Dynamo kinds (defined once), the upstream operator's
+  `dynamo_operator_*` metrics, the predicates of their watches, how often they report progress,
+  and the garbage collector's view of graphs and components (owners first).
 
 The names are imported on first use (`manager.runtime.lazy`): `dynamo-operator version` must not
 import the runtime to print a string.
@@ -19,6 +20,7 @@ from manager.runtime.lazy import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
     from manager.app.cli import build_parser
+    from manager.app.collector_view import CollectorView
     from manager.app.deps import Deps, utc_now
     from manager.app.kinds import (
         COMPONENT,
@@ -47,6 +49,7 @@ __all__ = [
     "OPTIONAL_KINDS",
     "PROGRESS_CAP",
     "SCALING_ADAPTER",
+    "CollectorView",
     "Deps",
     "MeteredReconciler",
     "ResourceCounter",

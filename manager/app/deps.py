@@ -9,12 +9,14 @@ namespaces another operator has claimed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from dynamo_operator.image_build import ImageBuildSettings
 from dynamo_operator.settings import OperatorSettings
+from manager.app.collector_view import CollectorView
 from manager.app.metrics import MeteredReconciler
 from manager.runtime.cache import Cache
 from manager.runtime.client import Client
@@ -56,6 +58,15 @@ class Deps:
     component_work_waiting: Callable[[], bool] = lambda: False
     """Whether any component pass is queued, at any priority (its Services, its status): a
     graph's progress, which summarises its components, waits behind them."""
+    collector_view: CollectorView | None = None
+    """Graphs and components as the garbage collector sees them: owners first."""
+
+    def collector_holds(self, kind: ResourceKind) -> Callable[[Mapping[str, Any]], bool]:
+        """Whether an object of `kind` waits for the garbage collector to see it."""
+        view = self.collector_view
+        if view is None:
+            return lambda _obj: False
+        return lambda obj: view.holds(kind, obj)
 
     def reconciler_for(self, kind: ResourceKind, reconciler: Reconciler) -> Reconciler:
         """`reconciler` as a controller runs it: its reconciles counted under `kind`'s

@@ -275,3 +275,9 @@ def test_the_operators_account_is_a_writer_only_in_a_cluster() -> None:
     assert outside.usernames == frozenset()
     assert inside.usernames == {"system:serviceaccount:dynamo:op"}
     assert ReplicaWriters.of(["kubernetes-admin", ""]).usernames == {"kubernetes-admin"}
+
+
+def test_a_malformed_old_graph_is_no_reason_to_fail_the_replica_check() -> None:
+    writers = ReplicaWriters.of()
+    new = {"metadata": {"name": "g"}, "spec": {"services": {}}}
+    assert writers.refusal("someone", new, {"metadata": ["not", "a", "map"]}) is None

@@ -19,6 +19,7 @@ import kr8s.asyncio
 
 import dynamo_operator.validation
 from dynamo_operator.settings import OPTIONAL_API_GROUP_VERSIONS
+from manager.app.collector_view import CollectorView
 from manager.app.commands.namespace_modes import (
     MARKER_LEASE_NAME,
     ClaimAwareValidator,
@@ -26,7 +27,7 @@ from manager.app.commands.namespace_modes import (
     namespace_marker,
 )
 from manager.app.commands.run_options import RunOptions
-from manager.app.deps import Deps
+from manager.app.deps import Deps, utc_now
 from manager.app.kinds import (
     COMPONENT,
     CUSTOM_KINDS,
@@ -176,6 +177,8 @@ class Operator:
             self.manager.add(self.claims)
         pod_makers: list[Controller] = []
         components: list[Controller] = []
+        view = CollectorView(rest, options.restricted_namespace, utc_now)
+        self.manager.add(view)
         self.deps = deps = Deps(
             client=Client(rest, identity, kinds=kinds),
             cache=cache,
@@ -187,12 +190,14 @@ class Operator:
             planner_cluster_role_name=options.planner_cluster_role_name,
             claims=self.claims,
             image_build=options.image_build,
-            pod_work_waiting=lambda: any(
-                maker.queue.queued_at_or_above(DEFAULT_PRIORITY) for maker in pod_makers
+            pod_work_waiting=lambda: (
+                view.waiting()
+                or any(maker.queue.queued_at_or_above(DEFAULT_PRIORITY) for maker in pod_makers)
             ),
             component_work_waiting=lambda: any(
                 component.queue.queued_at_or_above(LOW_PRIORITY) for component in components
             ),
+            collector_view=view,
         )
         controllers = (
             (component_deployment.setup(self.manager, deps), COMPONENT),

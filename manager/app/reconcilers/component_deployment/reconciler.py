@@ -119,6 +119,7 @@ class ComponentDeploymentReconciler:
         now: Callable[[], datetime],
         pod_work_waiting: Callable[[], bool] = lambda: False,
         api_missing: Callable[[], None] = lambda: None,
+        collector_holds: Callable[[Mapping[str, Any]], bool] = lambda _component: False,
     ) -> None:
         self._client = client
         self._reader = reader
@@ -128,6 +129,7 @@ class ComponentDeploymentReconciler:
         self._now = now
         self._pod_work_waiting = pod_work_waiting
         self._api_missing = api_missing
+        self._collector_holds = collector_holds
         self._status = StatusReport(
             client,
             recorder,
@@ -140,6 +142,8 @@ class ComponentDeploymentReconciler:
         dcd = self._reader.get(self._kinds.component, request.namespace, request.name)
         if dcd is None or dcd["metadata"].get("deletionTimestamp"):
             return None  # garbage collection removes the children
+        if self._collector_holds(dcd):
+            return None  # its sighting by the garbage collector queues it (`CollectorView`)
         try:
             model = self._validate(dcd)
             context = self._build_context(dcd)

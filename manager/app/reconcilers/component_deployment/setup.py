@@ -75,6 +75,7 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         now=deps.now,
         pod_work_waiting=deps.pod_work_waiting,
         api_missing=deps.served_apis.recheck_soon,
+        collector_holds=deps.collector_holds(COMPONENT),
     )
     discovery_access = discovery_access_requests(COMPONENT, deps.settings)
     controller = (
@@ -112,6 +113,8 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         .complete(deps.reconciler_for(COMPONENT, reconciler))
     )
     deps.served_apis.add_listener(lambda present: _take_up(controller, deps, present))
+    if deps.collector_view is not None:
+        deps.collector_view.follow(COMPONENT, controller.queue.add)
     return controller
 
 

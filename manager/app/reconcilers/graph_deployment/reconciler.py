@@ -91,6 +91,7 @@ class GraphDeploymentReconciler:
         now: Callable[[], datetime],
         artifacts: ArtifactStep,
         progress_waits: Callable[[], bool] = lambda: False,
+        collector_holds: Callable[[Mapping[str, Any]], bool] = lambda _graph: False,
     ) -> None:
         self._client = client
         self._reader = reader
@@ -100,6 +101,7 @@ class GraphDeploymentReconciler:
         self._planner_cluster_role_name = planner_cluster_role_name
         self._now = now
         self._artifacts = artifacts
+        self._collector_holds = collector_holds
         self._status = StatusReport(
             client,
             recorder,
@@ -111,6 +113,8 @@ class GraphDeploymentReconciler:
         dgd = self._reader.get(self._kinds.graph, request.namespace, request.name)
         if dgd is None or dgd["metadata"].get("deletionTimestamp"):
             return None
+        if self._collector_holds(dgd):
+            return None  # its sighting by the garbage collector queues it (`CollectorView`)
         validation = validate_create(dgd)
         if not validation.allowed:
             return await self._report(dgd, failure=StatusFailure.invalid(validation))

@@ -44,6 +44,7 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         # 2,000 writes in the minute that gated the last pods; behind them, most graphs'
         # first status is the one saying they are ready.
         progress_waits=lambda: deps.pod_work_waiting() or deps.component_work_waiting(),
+        collector_holds=deps.collector_holds(GRAPH),
         artifacts=ArtifactStep(
             client=deps.client,
             reader=deps.cache.reader,
@@ -56,7 +57,10 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         ControllerBuilder(manager)
         .named("dynamographdeployment")
         .for_(GRAPH, spec_or_metadata_changed())
-        .owns(COMPONENT)
+        # A component appearing is the graph's own write: the pass that made it knew it, and a
+        # pass woken by the first of its components would find the others not cached yet and
+        # write them again. Their changes and deletions matter.
+        .owns(COMPONENT, Funcs(on_create=lambda _component: False))
         # An adapter matters to its graph when it appears or goes (made again), not when scaled.
         .owns(SCALING_ADAPTER, Funcs(on_update=lambda _old, _new: False))
         .watches(PERSISTENT_VOLUME_CLAIM, graphs_naming_claim)
@@ -66,6 +70,8 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         .complete(deps.reconciler_for(GRAPH, reconciler))
     )
     manager.add(ResourceCounter(deps.cache.reader, GRAPH, exclude=deps.is_claimed_elsewhere))
+    if deps.collector_view is not None:
+        deps.collector_view.follow(GRAPH, controller.queue.add)
     return controller
 
 

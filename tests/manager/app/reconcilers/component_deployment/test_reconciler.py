@@ -94,6 +94,7 @@ def reconciler(
     live: tuple[dict[str, Any], ...] = (),
     services: tuple[dict[str, Any], ...] = (),
     api_missing: Callable[[], None] = lambda: None,
+    collector_holds: bool = False,
 ) -> tuple[ComponentDeploymentReconciler, RecordingClient]:
     cache = Cache(None)
     cache.register(COMPONENT).replace([copy.deepcopy(dict(dcd))], "1")
@@ -118,6 +119,7 @@ def reconciler(
         now=lambda: datetime(2026, 1, 1, tzinfo=UTC),
         pod_work_waiting=lambda: pod_work_waiting,
         api_missing=api_missing,
+        collector_holds=lambda _dcd: collector_holds,
     )
     return made, client
 
@@ -130,6 +132,16 @@ async def test_while_other_pods_wait_to_be_made_a_pass_makes_only_the_workload()
     assert client.applied == ["Deployment/web"]
     assert client.statuses == []
     assert result == Result(requeue_after=LATER, priority=LOW_PRIORITY)
+
+
+async def test_a_component_the_garbage_collector_cannot_see_yet_writes_nothing_yet() -> None:
+    made, client = reconciler(pod_work_waiting=False, collector_holds=True)
+
+    result = await made.reconcile(Request("ns", "web"))
+
+    assert client.applied == []
+    assert client.statuses == []
+    assert result is None, "the collector's sighting of it queues it again"
 
 
 async def test_the_low_priority_pass_does_the_rest_even_while_pod_work_waits() -> None:
