@@ -1,5 +1,6 @@
 """`CollectorView`: a new graph's children wait until the garbage collector's v1beta1 stream
-shows the graph, never longer than `GRACE`, and never on a stream that is not there."""
+shows the graph, never on a stream that is not there or has stopped (`STALL`), and never longer
+than `LONGEST`."""
 
 from __future__ import annotations
 
@@ -36,10 +37,8 @@ def graph(name: str = "g", uid: str = "uid-1") -> dict[str, Any]:
     }
 
 
-def sighting(obj: dict[str, Any], version: str = "5") -> WatchEvent:
-    beta = {**obj, "apiVersion": "nvidia.com/v1beta1"}
-    beta["metadata"] = {**obj["metadata"], "resourceVersion": version}
-    return WatchEvent("ADDED", beta)
+def sighting(obj: dict[str, Any]) -> WatchEvent:
+    return WatchEvent("ADDED", {**obj, "apiVersion": "nvidia.com/v1beta1"})
 
 
 def view_of_graphs() -> tuple[CollectorView, Any, list[Request], Clock]:
