@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import math
 import time
 import uuid
@@ -122,18 +123,10 @@ async def measure(
     await rest.create(NAMESPACE, {"metadata": {"name": namespace}}, field_manager=FIELD_MANAGER)
     objects = [numbered(template, namespace, index) for index in range(args.objects)]
     if prepare is not None:
-
-        async def prepare_one(obj: dict[str, Any]) -> None:
-            await prepare(kind, obj)
-
-        await for_each(objects, prepare_one, args.concurrency)
+        await for_each(objects, functools.partial(prepare, kind), args.concurrency)
     await until_quiet(apiserver_pid)
     before, started = control_plane_cpu_seconds(), time.perf_counter()
-
-    async def one(obj: dict[str, Any]) -> None:
-        await write(kind, obj)
-
-    await for_each(objects, one, args.concurrency)
+    await for_each(objects, functools.partial(write, kind), args.concurrency)
     written_s = time.perf_counter() - started
     await until_quiet(apiserver_pid)
     after = control_plane_cpu_seconds()
