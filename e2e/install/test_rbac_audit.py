@@ -109,8 +109,24 @@ NOT_DRIVEN = {
         "a component's Service is deleted when it stops having named ports; this test has no "
         "such change yet (the operator's code path: sync_children)"
     ),
+    ("patch", "nvidia.com", "dynamocomponents"): (
+        "a graph's DynamoComponent is created with POST, and patched only when what the graph "
+        "asks of it changes under the same tag; this test moves the graph to a new tag instead"
+    ),
 }
 """Requests the operator makes on a path this test does not drive yet (a known gap)."""
+
+NOT_DRIVEN_RESTRICTED = {
+    (verb, group, resource): (
+        "namespace-restricted, the discovery account, its Role and RoleBinding are created with "
+        "POST and patched only when an upgrade changes them; the upgrade is driven cluster-wide"
+    )
+    for verb, group, resource in (
+        ("patch", "", "serviceaccounts"),
+        ("patch", "rbac.authorization.k8s.io", "roles"),
+        ("patch", "rbac.authorization.k8s.io", "rolebindings"),
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -210,7 +226,11 @@ def uses(request: Request, planner_role: str | None) -> list[Request]:
     return needed
 
 
-def check(objects: list[dict[str, Any]], requests: list[Request]) -> None:
+def check(
+    objects: list[dict[str, Any]],
+    requests: list[Request],
+    not_driven: dict[tuple[str, str, str], str] = NOT_DRIVEN,
+) -> None:
     refused = [r for r in requests if r.code == 403]
     assert not refused, "the chart grants too little:\n" + "\n".join(
         f"{r.verb} {r.uri}" for r in refused
@@ -219,7 +239,7 @@ def check(objects: list[dict[str, Any]], requests: list[Request]) -> None:
     planner_role = chart.flags(objects).get("--planner-cluster-role-name")
     used = [use for request in requests for use in uses(request, planner_role)]
     unused = {g.key for g in granted if not any(g.covers(u) for u in used)}
-    excused = set(NOT_REQUESTED) | set(NOT_DRIVEN)
+    excused = set(NOT_REQUESTED) | set(not_driven)
     assert unused == excused, (
         "granted but never used (too much):\n"
         + "\n".join(" ".join(k) for k in sorted(unused - excused))
@@ -524,6 +544,17 @@ async def gone(world: World, kind: ResourceKind, count: int) -> None:
     await eventually(f"at most {count} {kind.kind} in {world.namespace}", probe, within=60)
 
 
+TOUCHED = "e2e.example/touched"
+
+
+async def touched(world: World, kind: ResourceKind, name: str) -> None:
+    async def annotated() -> bool:
+        live = await world.get(kind, name)
+        return ((live or {}).get("metadata", {}).get("annotations") or {}).get(TOUCHED) == "yes"
+
+    await eventually(f"{kind.kind} {name} changed", annotated, within=60)
+
+
 async def leave_an_own_role(world: World) -> str:
     """The namespace's discovery account with the Role and RoleBinding an operator run without a
     discovery ClusterRole gave it (before an upgrade); its name."""
@@ -579,9 +610,20 @@ async def drive(world: World, store: ApiStore, *, cluster_wide: bool) -> None:
         return {"name": "registry-credentials"} in secrets
 
     await eventually("the pull secret discovered", pull_secret_used, within=60)
+    # A change of every child: children are created with POST, then patched (applied).
+    services = graph["spec"]["services"]
+    for service in services.values():
+        service["annotations"] = {TOUCHED: "yes"}
+    await world.patch(GRAPH, "every-child", {"spec": {"services": services}})
+    for kind, name in (
+        (INGRESS, "every-child-frontend"),
+        (VIRTUAL_SERVICE, "every-child-router"),
+        (HORIZONTAL_POD_AUTOSCALER, "every-child-prefill"),
+        (POD_GROUP, "every-child-decode-0"),
+    ):
+        await touched(world, kind, name)
     # Changes that delete children: exposure off, autoscaling off, one decode group fewer, a
     # service removed.
-    services = graph["spec"]["services"]
     services["Frontend"]["ingress"] = {"enabled": False}
     services["Router"]["ingress"] = {"enabled": False}
     services["Prefill"]["autoscaling"] = {"enabled": False}
@@ -777,7 +819,7 @@ async def test_restricted_rbac_is_exactly_what_the_operator_uses(
         assert operator.stop() == 0
     requests = requests_of(read_audit_events(audited.audit_log), namespace)
     assert {r.namespace for r in requests} <= {namespace, None}
-    check(objects, requests)
+    check(objects, requests, {**NOT_DRIVEN, **NOT_DRIVEN_RESTRICTED})
 
 
 async def certificate_created_then_corrupted(

@@ -154,10 +154,95 @@ async def test_apply_if_changed_writes_once_then_nothing_until_the_intent_change
         assert await client.apply_if_changed(copy.deepcopy(desired), live) is None
     assert writes() == before  # server defaults and quantity spellings do not cause writes
 
-    live = await cached(cache, kind, namespace, "web")
-    assert await client.apply_if_changed(deployment(namespace, replicas=3), live) is not None
-    assert writes() == before + 1
-    assert (await cached(cache, kind, namespace, "web"))["spec"]["replicas"] == 3
+    for replicas, adoption in ((3, 1), (4, 0)):
+        before = writes()
+        live = await cached(cache, kind, namespace, "web")
+        assert await client.apply_if_changed(deployment(namespace, replicas), live) is not None
+        assert writes() == before + adoption + 1  # the created fields adopted the first time
+        assert (await cached(cache, kind, namespace, "web"))["spec"]["replicas"] == replicas
+
+
+def managers(obj: Mapping[str, Any]) -> set[tuple[str, str]]:
+    return {(e["manager"], e["operation"]) for e in obj["metadata"]["managedFields"]}
+
+
+async def test_a_child_is_created_with_post_and_its_fields_adopted_by_the_first_change(
+    client: Client, cache: Cache, namespace: str
+) -> None:
+    await client.apply_if_changed(deployment(namespace), None)
+    created = await client.rest.get(DEPLOYMENT, namespace, "web")
+    assert (IDENTITY.create_field_manager, "Update") in managers(created)
+    assert (IDENTITY.field_manager, "Apply") not in managers(created)
+
+    live = await cached(cache, DEPLOYMENT, namespace, "web")
+    await client.apply_if_changed(deployment(namespace, cpu="1"), live)
+
+    changed = await client.rest.get(DEPLOYMENT, namespace, "web")
+    ours = {m for m in managers(changed) if m[0].startswith(IDENTITY.name)}
+    assert ours == {(IDENTITY.field_manager, "Apply")}
+
+
+async def test_a_child_the_cache_has_not_seen_is_applied_over_the_one_that_exists(
+    client: Client, cache: Cache, namespace: str
+) -> None:
+    labelled = deployment(namespace)
+    labelled["metadata"]["labels"] = {"app": "web", "tier": "front"}
+    await client.apply_if_changed(labelled, None)
+    before = writes()
+
+    answer = await client.apply_if_changed(
+        {**labelled, "spec": {**labelled["spec"], "replicas": 5}}, None
+    )
+
+    assert answer is not None
+    assert answer["spec"]["replicas"] == 5
+    assert writes() == before + 2  # the POST the server refused, then the apply
+    # Both the POST's entry and the apply's: the first change drops the POST's, and a label
+    # both set is the apply's alone, which it can remove.
+    live = await cached(cache, DEPLOYMENT, namespace, "web")
+    assert await client.apply_if_changed(deployment(namespace), live) is not None
+    live = await client.rest.get(DEPLOYMENT, namespace, "web")
+    assert live["metadata"]["labels"] == {"app": "web"}
+    assert IDENTITY.create_field_manager not in {
+        e["manager"] for e in live["metadata"]["managedFields"]
+    }
+
+
+async def test_an_adoption_read_from_a_stale_cache_is_a_conflict_not_a_clobber(
+    client: Client, cache: Cache, namespace: str
+) -> None:
+    await client.apply_if_changed(deployment(namespace), None)
+    live = copy.deepcopy(await cached(cache, DEPLOYMENT, namespace, "web"))
+    # As if another manager's entry had come before the POST's when the cache read them.
+    live["metadata"]["managedFields"].insert(0, {"manager": "other", "operation": "Update"})
+
+    with pytest.raises(Conflict):
+        await client.apply_if_changed(deployment(namespace, replicas=3), live)
+
+    server = await client.rest.get(DEPLOYMENT, namespace, "web")
+    assert (IDENTITY.create_field_manager, "Update") in managers(server)
+    assert server["spec"]["replicas"] == 2
+
+
+async def test_fields_another_manager_took_after_the_creation_stay_theirs(
+    client: Client, cache: Cache, namespace: str
+) -> None:
+    # An autoscaler's replicas: the operator leaves them out of what it applies.
+    unscaled = deployment(namespace)
+    del unscaled["spec"]["replicas"]
+    await client.apply_if_changed(unscaled, None)
+    await client.rest.merge_patch(
+        DEPLOYMENT, namespace, "web", {"spec": {"replicas": 4}}, field_manager="autoscaler"
+    )
+
+    live = await cached(cache, DEPLOYMENT, namespace, "web")
+    relabelled = copy.deepcopy(unscaled)
+    relabelled["metadata"]["labels"] = {"app": "web", "tier": "front"}
+    await client.apply_if_changed(relabelled, live)
+
+    live = await client.rest.get(DEPLOYMENT, namespace, "web")
+    assert live["spec"]["replicas"] == 4
+    assert live["metadata"]["labels"]["tier"] == "front"
 
 
 async def test_apply_if_changed_removes_a_field_the_controller_stopped_setting(

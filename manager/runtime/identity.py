@@ -26,6 +26,8 @@ class Identity:
 
     - `name`: the product, e.g. `acme-operator`.
     - `field_manager`: the server-side-apply field manager of the controllers' writes.
+    - `create_field_manager`: the field manager of the POSTs that create children, whose fields
+      the `field_manager` adopts before it first changes them (`client/created.py`).
     - `user_agent`: the User-Agent of every request (the API server logs and audits it).
     - `event_component`: `source.component` / `reportingComponent` of Events.
     - `event_field_manager`, `leader_election_field_manager`: the field managers of Event and
@@ -35,6 +37,7 @@ class Identity:
 
     name: str
     field_manager: str
+    create_field_manager: str
     user_agent: str
     event_component: str
     event_field_manager: str
@@ -48,18 +51,21 @@ class Identity:
                 f"applied_digest_annotation {self.applied_digest_annotation!r} is not a "
                 "prefixed annotation key (<dns-subdomain>/<name>)"
             )
-        for field in ("name", "field_manager", "user_agent", "event_component"):
+        names = ("name", "field_manager", "create_field_manager", "user_agent", "event_component")
+        for field in names:
             if not getattr(self, field):
                 raise ValueError(f"Identity.{field} must not be empty")
 
     @classmethod
     def for_product(cls, name: str, *, domain: str, version: str) -> Identity:
         """The conventional names for `name` published under `domain` (e.g. `example.com`):
-        field manager `name`, Events from `name`, annotation `<domain>/applied-digest`, and a
-        client-go style User-Agent `name/version (os/arch) python/x.y.z`."""
+        field manager `name` (`name-create` for creations), Events from `name`, annotation
+        `<domain>/applied-digest`, and a client-go style User-Agent
+        `name/version (os/arch) python/x.y.z`."""
         return cls(
             name=name,
             field_manager=name,
+            create_field_manager=f"{name}-create",
             user_agent=f"{name}/{version} ({_os_arch()}) python/{platform.python_version()}",
             event_component=name,
             event_field_manager=f"{name}-events",

@@ -44,7 +44,9 @@ to walk)."""
 def strip_for_cache(
     kind: ResourceKind, obj: dict[str, Any], *, intern: bool = True
 ) -> dict[str, Any]:
-    """Drop `managedFields` (a fifth of a typical object, never read by controllers), fill in
+    """Keep of `managedFields` (a fifth of a typical object) only who manages the object (each
+    entry's `manager`, `operation` and `subresource`, in order), never their field sets: a
+    controller adopting the fields it created needs no more (`client/created.py`). Fill in
     `apiVersion`/`kind` (list items lack them) and, with `intern` (not for a packed store, which
     keeps text), share equal strings between cached objects.
 
@@ -55,7 +57,8 @@ def strip_for_cache(
     table (interned strings are freed with their last object; the table need not hold these)."""
     metadata = obj.get("metadata")
     if metadata is not None:
-        metadata.pop("managedFields", None)
+        if managed := metadata.pop("managedFields", None):
+            metadata["managedFields"] = [_who(entry) for entry in managed]
         if intern:
             uid, version = metadata.pop("uid", None), metadata.pop("resourceVersion", None)
             _intern_strings(obj)
@@ -66,6 +69,13 @@ def strip_for_cache(
     obj["apiVersion"] = kind.api_version
     obj["kind"] = kind.kind
     return obj
+
+
+_WHO = ("manager", "operation", "subresource")
+
+
+def _who(entry: dict[str, Any]) -> dict[str, Any]:
+    return {key: entry[key] for key in _WHO if key in entry}
 
 
 def _intern_strings(node: dict[str, Any] | list[Any]) -> None:

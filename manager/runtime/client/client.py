@@ -9,8 +9,10 @@ through discovery at start-up; built-in kinds are always there.
 - `apply_if_changed`: the same, stamped with a digest of the desired object under
   `identity.applied_digest_annotation` (`apply.with_applied_digest`) and skipped when the live
   object already agrees on every field the stamped one sets: the way to zero writes at steady
-  state without leaving behind fields the controller stopped setting. Objects carrying `status`
-  are refused: the main resource ignores it, so the compare would never settle.
+  state without leaving behind fields the controller stopped setting. An absent object is
+  created with POST instead, under `identity.create_field_manager`, whose fields the apply
+  manager adopts before it first changes them (`created.py`). Objects carrying `status` are
+  refused: the main resource ignores it, so the compare would never settle.
 - `apply_status_if_changed`: compare the whole status, then write it once (a server-side apply
   to `/status`, or a merge patch when something must be removed);
 - `create`, `update_status` (PUT, resourceVersion-guarded), `merge_patch`, `delete`.
@@ -30,7 +32,8 @@ from manager.runtime.client.apply import (
     status_merge_patch,
     with_applied_digest,
 )
-from manager.runtime.client.errors import NotFound
+from manager.runtime.client.created import adoption_patch
+from manager.runtime.client.errors import AlreadyExists, Conflict, Invalid, NotFound
 from manager.runtime.client.kind_registry import KindRegistry
 from manager.runtime.client.rest import PropagationPolicy, RestClient
 from manager.runtime.client.written import WrittenStatuses, status_digest
@@ -94,10 +97,13 @@ class Client:
         *,
         owners: Sequence[Mapping[str, Any]] | None = None,
     ) -> dict[str, Any] | None:
-        """Apply `desired` unless `live` already matches it: the server's answer when a write was
-        made (fresher than the cache, which lags it), None when nothing was sent.
+        """Make `desired` true of the object unless `live` already matches it: the server's
+        answer when a write was made (fresher than the cache, which lags it), None when nothing
+        was sent.
 
-        `owners`: owner references applied with `desired` but left out of its digest and of the
+        An object `live` says is absent is created with POST (`created.py`), or applied when it
+        exists after all; one that differs is applied, the fields of its POST adopted first.
+        `owners`: owner references written with `desired` but left out of its digest and of the
         compare (an object several owners share gains them one at a time: `add_owner`). An
         object whose kind's immutable fields differ is deleted first, then created again."""
         if "status" in desired:
@@ -106,16 +112,24 @@ class Client:
                 "ignores status; write it with apply_status_if_changed"
             )
         desired = with_applied_digest(desired, self.identity.applied_digest_annotation)
-        difference = "(absent)" if live is None else find_difference(desired, live)
-        if difference is None:
-            return None
-        _log_write("applying", desired, difference)
-        if live is not None:
-            await self._delete_if_immutable_changed(desired, live)
-            await self._clear_server_defaults(desired, live)
-        if owners is not None:
-            desired = {**desired, "metadata": {**desired["metadata"], "ownerReferences": owners}}
-        return await self.apply(desired, field_manager=field_manager)
+        if live is None:
+            _log_write("creating", desired, "(absent)")
+            try:
+                return await self.create(
+                    _with_owners(prune_none(desired), owners),
+                    field_manager=self.identity.create_field_manager,
+                )
+            except AlreadyExists:  # the cache has not seen it yet, or does not select it
+                _log_write("applying", desired, "(exists)")
+        else:
+            difference = find_difference(desired, live)
+            if difference is None:
+                return None
+            _log_write("applying", desired, difference)
+            if not await self._delete_if_immutable_changed(desired, live):
+                await self._adopt_created_fields(live)  # first: it reads where the entry is
+                await self._clear_server_defaults(desired, live)
+        return await self.apply(_with_owners(desired, owners), field_manager=field_manager)
 
     def needs_apply(self, desired: Mapping[str, Any], live: Mapping[str, Any] | None) -> bool:
         """Whether `apply_if_changed(desired, live)` would write."""
@@ -124,15 +138,35 @@ class Client:
 
     async def _delete_if_immutable_changed(
         self, desired: Mapping[str, Any], live: Mapping[str, Any]
-    ) -> None:
+    ) -> bool:
         """Delete `live` when `desired` changes one of its kind's immutable fields: the apply
         would be refused as invalid for ever, so it creates the object again instead."""
         kind = self.kind_of(desired)
         changed = [name for name in kind.immutable if desired.get(name) != live.get(name)]
         if changed:
             _log_write("replacing", desired, changed[0])
-            metadata = live["metadata"]
-            await self.delete(kind, metadata.get("namespace"), metadata["name"])
+            await self.delete(kind, *_names(live))
+        return bool(changed)
+
+    async def _adopt_created_fields(self, live: Mapping[str, Any]) -> None:
+        """Make the entry of this client's POST in `live`'s managedFields its apply manager's,
+        so the apply can remove what it stops setting (`created.py`)."""
+        patch = adoption_patch(
+            live["metadata"].get("managedFields") or (),
+            creator=self.identity.create_field_manager,
+            applier=self.identity.field_manager,
+        )
+        if patch is None:
+            return
+        _log_write("adopting the created fields of", live, "metadata.managedFields")
+        try:
+            await self.rest.json_patch(
+                self.kind_of(live), *_names(live), patch, field_manager=self.identity.field_manager
+            )
+        except Invalid as error:  # a `test` failed: the cache is behind the entries
+            raise Conflict(
+                409, "Conflict", "managedFields changed since the cache read them", error.status
+            ) from error
 
     async def _clear_server_defaults(
         self, desired: Mapping[str, Any], live: Mapping[str, Any]
@@ -312,6 +346,19 @@ def _status_body(live: Mapping[str, Any], status: Mapping[str, Any]) -> dict[str
         "metadata": names,
         "status": status,
     }
+
+
+def _with_owners(
+    obj: Mapping[str, Any], owners: Sequence[Mapping[str, Any]] | None
+) -> Mapping[str, Any]:
+    if owners is None:
+        return obj
+    return {**obj, "metadata": {**obj["metadata"], "ownerReferences": owners}}
+
+
+def _names(obj: Mapping[str, Any]) -> tuple[str | None, str]:
+    metadata = obj["metadata"]
+    return metadata.get("namespace"), metadata["name"]
 
 
 def _log_write(message: str, obj: Mapping[str, Any], difference: str) -> None:

@@ -8,6 +8,7 @@ def test_a_product_identity_derives_every_name_from_the_product_and_its_domain()
 
     assert identity.name == "acme-operator"
     assert identity.field_manager == "acme-operator"
+    assert identity.create_field_manager == "acme-operator-create"
     assert identity.event_component == "acme-operator"
     assert identity.event_field_manager == "acme-operator-events"
     assert identity.leader_election_field_manager == "acme-operator-leader-election"

@@ -69,6 +69,12 @@ class FakeClient:
         assert self.answer is not None
         return self.answer
 
+    async def create(self, obj: dict[str, Any], field_manager: str | None = None) -> dict[str, Any]:
+        return await self.apply(obj)  # a POST answers as an apply does
+
+    async def _adopt_created_fields(self, live: Mapping[str, Any]) -> None:
+        """Nothing to adopt: this server keeps no managedFields."""
+
     async def delete(self, kind: ResourceKind, namespace: str, name: str) -> bool:
         self.deleted.append(f"{kind.kind}/{name}")
         return True

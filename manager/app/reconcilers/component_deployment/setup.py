@@ -138,8 +138,10 @@ def pod_for_cache(pod: dict[str, Any]) -> dict[str, Any]:
     """A cached pod keeps its metadata and the part of its status the component status reads
     why a pod is not ready from (`dynamo_operator.status.pods`), never its spec, which is most of
     a pod (containers, env, probes, volumes: about 18 MB of peak RSS with the 2,000 pods of
-    bench/converge.py at N = 500), nor its addresses, QoS class and start time."""
+    bench/converge.py at N = 500), nor its addresses, QoS class and start time, nor who manages
+    it."""
     pod.pop("spec", None)
+    pod["metadata"].pop("managedFields", None)  # never written by the operator
     status = pod.get("status")
     if status:
         pod["status"] = {key: status[key] for key in POD_STATUS_READ if key in status}

@@ -32,7 +32,17 @@ def cm(name: str, rv: str) -> dict[str, Any]:
             "name": name,
             "namespace": "ns",
             "resourceVersion": rv,
-            "managedFields": [{"manager": "kubectl"}],
+            "managedFields": [
+                {
+                    "manager": "kubectl",
+                    "operation": "Update",
+                    "apiVersion": "v1",
+                    "time": "2026-12-07T00:00:00Z",
+                    "fieldsType": "FieldsV1",
+                    "fieldsV1": {"f:data": {"f:k": {}}},
+                },
+                {"manager": "ctl", "operation": "Update", "subresource": "status", "fieldsV1": {}},
+            ],
         },
         "data": {"k": rv},
     }
@@ -55,14 +65,17 @@ def test_the_first_list_is_delivered_as_initial_adds_and_marks_the_informer_sync
     assert sorted(recorder.events) == [("add", "a", "True"), ("add", "b", "True")]
 
 
-def test_cached_objects_lose_managed_fields_and_gain_their_kind() -> None:
+def test_cached_objects_keep_who_manages_them_not_which_fields_and_gain_their_kind() -> None:
     informer, _ = informer_with_recorder()
     informer.replace([cm("a", "1")], "1")
 
     cached = informer.store.get("ns", "a")
 
     assert cached is not None
-    assert "managedFields" not in cached["metadata"]
+    assert cached["metadata"]["managedFields"] == [
+        {"manager": "kubectl", "operation": "Update"},
+        {"manager": "ctl", "operation": "Update", "subresource": "status"},
+    ]
     assert (cached["apiVersion"], cached["kind"]) == ("v1", "ConfigMap")
 
 

@@ -80,6 +80,12 @@ class RecordingClient:
         answer["metadata"]["resourceVersion"] = str(next(self._versions))
         return answer
 
+    async def create(self, obj: dict[str, Any], field_manager: str | None = None) -> dict[str, Any]:
+        return await self.apply(obj)  # a POST answers as an apply does
+
+    async def _adopt_created_fields(self, live: Mapping[str, Any]) -> None:
+        """Nothing to adopt: this server keeps no managedFields."""
+
     async def apply_status_if_changed(
         self, status: Mapping[str, Any], live: Mapping[str, Any]
     ) -> bool:

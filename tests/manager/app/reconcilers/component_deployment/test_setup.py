@@ -11,7 +11,12 @@ from manager.app.reconcilers.component_deployment import pod_for_cache
 
 def crash_looping_pod() -> dict[str, Any]:
     return {
-        "metadata": {"name": "worker-0", "namespace": "ns", "labels": {"app": "w"}},
+        "metadata": {
+            "name": "worker-0",
+            "namespace": "ns",
+            "labels": {"app": "w"},
+            "managedFields": [{"manager": "kubelet", "operation": "Update"}],
+        },
         "spec": {"containers": [{"name": "main", "image": "vllm", "env": [{"name": "A"}]}]},
         "status": {
             "phase": "Running",
@@ -43,8 +48,9 @@ def test_a_cached_pod_still_says_why_it_is_not_ready() -> None:
     assert cached["metadata"]["labels"] == {"app": "w"}
 
 
-def test_a_cached_pod_drops_its_spec_and_addresses() -> None:
+def test_a_cached_pod_drops_its_spec_addresses_and_managers() -> None:
     cached = pod_for_cache(crash_looping_pod())
 
     assert "spec" not in cached
+    assert "managedFields" not in cached["metadata"]
     assert set(cached["status"]) == {"phase", "conditions", "containerStatuses"}
