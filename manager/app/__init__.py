@@ -34,6 +34,7 @@ if _TYPE_CHECKING:
     )
     from manager.app.metrics import MeteredReconciler, ResourceCounter, error_type
     from manager.app.predicates import (
+        not_made_by_its_controller,
         pod_failure_changed,
         spec_or_metadata_changed,
         workload_turned_ready,
@@ -55,6 +56,7 @@ __all__ = [
     "ResourceCounter",
     "build_parser",
     "error_type",
+    "not_made_by_its_controller",
     "pod_failure_changed",
     "progress_throttle",
     "served_optional_apis",

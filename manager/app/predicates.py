@@ -16,13 +16,32 @@ from manager.runtime.predicate import (
     turned_true,
 )
 
-__all__ = ["pod_failure_changed", "spec_or_metadata_changed", "workload_turned_ready"]
+__all__ = [
+    "not_made_by_its_controller",
+    "pod_failure_changed",
+    "spec_or_metadata_changed",
+    "workload_turned_ready",
+]
 
 
 def spec_or_metadata_changed() -> Predicate:
     # Status-only updates (our own writes) need no reconcile; labels and annotations reach the
     # children, so their changes do.
     return or_(GenerationChanged, LabelsChanged, AnnotationsChanged)
+
+
+def not_made_by_its_controller() -> Predicate:
+    """Lets through every event but a child appearing with a controller reference: its
+    controller made it, and the pass that made it knew what it made (a new Deployment is not
+    ready; a new Service has nothing to report). Waking it again would be a pass that finds
+    nothing to do, about one in five of a component's. A child's changes and deletions, and a
+    shared child appearing (no controller: its other owners may care), pass."""
+
+    def made_by_someone_else(child: Mapping[str, Any]) -> bool:
+        references = (child.get("metadata") or {}).get("ownerReferences") or ()
+        return not any(reference.get("controller") is True for reference in references)
+
+    return Funcs(on_create=made_by_someone_else)
 
 
 def workload_turned_ready() -> Predicate:

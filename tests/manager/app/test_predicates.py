@@ -1,10 +1,11 @@
-"""Which pod events reach a component: only those that change the failure its pods show."""
+"""Which events reach a controller: pod events only when they change the failure its pods show,
+children appearing only when their controller did not make them."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from manager.app.predicates import pod_failure_changed
+from manager.app.predicates import not_made_by_its_controller, pod_failure_changed
 
 
 def pod(*, waiting: str | None = None, scheduled: str | None = None) -> dict[str, Any]:
@@ -60,3 +61,26 @@ def test_a_failing_pod_being_deleted_no_longer_counts() -> None:
     deleting = {**failing, "metadata": {**failing["metadata"], "deletionTimestamp": "now"}}
     assert PREDICATE.update(failing, deleting)
     assert not PREDICATE.delete(deleting)
+
+
+def child(*references: dict[str, Any]) -> dict[str, Any]:
+    return {"metadata": {"name": "c", "ownerReferences": list(references)}}
+
+
+CONTROLLER = {"kind": "DynamoComponentDeployment", "uid": "u1", "controller": True}
+OWNER = {"kind": "DynamoComponentDeployment", "uid": "u2"}
+
+
+def test_a_child_its_controller_made_does_not_wake_it_when_it_appears() -> None:
+    predicate = not_made_by_its_controller()
+
+    assert not predicate.create(child(CONTROLLER))
+    assert predicate.update(child(CONTROLLER), child(CONTROLLER))  # its changes do
+    assert predicate.delete(child(CONTROLLER))
+
+
+def test_a_shared_or_ownerless_child_appearing_wakes_its_owners() -> None:
+    predicate = not_made_by_its_controller()
+
+    assert predicate.create(child(OWNER))
+    assert predicate.create(child())

@@ -11,6 +11,7 @@ from dynamo_operator.constants import MANAGED_BY_OPERATOR, Labels
 from manager.app.deps import Deps
 from manager.app.kinds import COMPONENT, DYNAMO_COMPONENT, OPTIONAL_KINDS, served_optional_apis
 from manager.app.predicates import (
+    not_made_by_its_controller,
     pod_failure_changed,
     spec_or_metadata_changed,
     workload_turned_ready,
@@ -82,7 +83,7 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         ControllerBuilder(manager)
         .named("dynamocomponentdeployment")
         .for_(COMPONENT, spec_or_metadata_changed())
-        .owns(DEPLOYMENT)
+        .owns(DEPLOYMENT, not_made_by_its_controller())
         .watches(
             DEPLOYMENT,
             enqueue_for_owner(COMPONENT),
@@ -92,10 +93,13 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         # Every owner, not only the controller: a base model's Service is shared by the
         # components serving it, none of them its controller.
         .watches(
-            SERVICE, enqueue_for_owner(COMPONENT, only_controller=False), priority=LOW_PRIORITY
+            SERVICE,
+            enqueue_for_owner(COMPONENT, only_controller=False),
+            not_made_by_its_controller(),
+            priority=LOW_PRIORITY,
         )
-        .owns(INGRESS)
-        .owns(HORIZONTAL_POD_AUTOSCALER)
+        .owns(INGRESS, not_made_by_its_controller())
+        .owns(HORIZONTAL_POD_AUTOSCALER, not_made_by_its_controller())
         # A report, and only of a failure: the pods exist already.
         .watches(POD, pod_requests, pod_failure_changed(), priority=LOW_PRIORITY)
         .watches(SECRET, secret_requests(COMPONENT))

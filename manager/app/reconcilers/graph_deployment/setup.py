@@ -9,7 +9,7 @@ from typing import Any
 from manager.app.deps import Deps
 from manager.app.kinds import COMPONENT, DYNAMO_COMPONENT, GRAPH, SCALING_ADAPTER
 from manager.app.metrics import ResourceCounter
-from manager.app.predicates import spec_or_metadata_changed
+from manager.app.predicates import not_made_by_its_controller, spec_or_metadata_changed
 from manager.app.reconcilers.graph_deployment.artifact_step import ArtifactStep
 from manager.app.reconcilers.graph_deployment.artifacts import HttpArtifactStore
 from manager.app.reconcilers.graph_deployment.reconciler import (
@@ -60,7 +60,7 @@ def setup(manager: Manager, deps: Deps) -> Controller:
         # A component appearing is the graph's own write: the pass that made it knew it, and a
         # pass woken by the first of its components would find the others not cached yet and
         # write them again. Their changes and deletions matter.
-        .owns(COMPONENT, Funcs(on_create=lambda _component: False))
+        .owns(COMPONENT, not_made_by_its_controller())
         # An adapter matters to its graph when it appears or goes (made again), not when scaled.
         .owns(SCALING_ADAPTER, Funcs(on_update=lambda _old, _new: False))
         .watches(PERSISTENT_VOLUME_CLAIM, graphs_naming_claim)

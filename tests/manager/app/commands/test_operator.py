@@ -142,10 +142,10 @@ def test_a_deployment_turning_ready_puts_its_component_ahead_of_the_queues_servi
         }
 
     deployments.replace([deployment(1)], "1")
-    assert components.queued_at_or_above(LOW_PRIORITY) == 1
-    assert components.queued_at_or_above(WORKLOAD_READY_PRIORITY) == 0
+    assert components.queued_at_or_above(LOW_PRIORITY) == 0  # its component made it
 
     deployments.apply(WatchEvent("MODIFIED", deployment(2, readyReplicas=1)))
+    assert components.queued_at_or_above(LOW_PRIORITY) == 1
     assert components.queued_at_or_above(WORKLOAD_READY_PRIORITY) == 0
 
     available = {"availableReplicas": 1, "conditions": [{"type": "Available", "status": "True"}]}
