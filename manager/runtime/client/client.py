@@ -186,24 +186,17 @@ class Client:
             for key in reversed(parents):
                 patch = {key: patch}
             _log_write("clearing a server default of", desired, ".".join(path))
-            metadata = live["metadata"]
             await self.rest.merge_patch(
-                kind,
-                metadata.get("namespace"),
-                metadata["name"],
-                patch,
-                field_manager=self.identity.field_manager,
+                kind, *_names(live), patch, field_manager=self.identity.field_manager
             )
 
     async def add_owner(self, live: Mapping[str, Any], owner: Mapping[str, Any]) -> dict[str, Any]:
         """Add one owner reference to `live`'s, keeping the others whatever the cache knew of
         them (a strategic merge patch: the server merges ownerReferences by uid)."""
         _log_write("adding an owner", live, "metadata.ownerReferences")
-        metadata = live["metadata"]
         return await self.rest.merge_patch(
             self.kind_of(live),
-            metadata.get("namespace"),
-            metadata["name"],
+            *_names(live),
             {"metadata": {"ownerReferences": [dict(owner)]}},
             field_manager=self.identity.field_manager,
             strategic=True,
@@ -274,11 +267,9 @@ class Client:
     async def _merge_patch_status(
         self, live: Mapping[str, Any], status_patch: Mapping[str, Any]
     ) -> dict[str, Any]:
-        metadata = live["metadata"]
         return await self.merge_patch(
             self.kind_of(live),
-            metadata.get("namespace"),
-            metadata["name"],
+            *_names(live),
             {"status": status_patch},
             subresource="status",
         )
