@@ -2,6 +2,7 @@
 
 from dynamo_operator.field_paths import MAX_NESTING_DEPTH, describe
 from dynamo_operator.validation.dispatch import (
+    validate_cached,
     validate_create,
     validate_manifest,
     validate_update,
@@ -20,6 +21,7 @@ __all__ = [
     "UnknownKindError",
     "ValidationResult",
     "describe",
+    "validate_cached",
     "validate_create",
     "validate_manifest",
     "validate_update",

@@ -29,7 +29,7 @@ from dynamo_operator.api.constants import BETA_API_VERSION, BETA_VERSION
 from dynamo_operator.validation.collector import IssueCollector
 from dynamo_operator.validation.paths import issues_from_validation_error
 from dynamo_operator.validation.result import FieldIssue
-from dynamo_operator.validation.unknown_fields import report_unknown_fields
+from dynamo_operator.validation.unknown_fields import UnknownFields, report_unknown_fields
 from dynamo_operator.validation.v1beta1 import (
     validate_beta_component_deployment,
     validate_beta_component_deployment_update,
@@ -85,12 +85,10 @@ def validate_beta_content(
     issues: IssueCollector,
     check_alpha: AlphaCheck,
     *,
-    unknown_fields_are_errors: bool,
+    unknown: UnknownFields,
 ) -> BaseModel | None:
     """The v1beta1 rules, then the v1alpha1 ones on the converted object; the v1alpha1 model."""
-    report_unknown_fields(
-        obj, rules.kind, BETA_VERSION, issues, as_errors=unknown_fields_are_errors
-    )
+    report_unknown_fields(obj, rules.kind, BETA_VERSION, issues, unknown)
     try:
         parsed = rules.model.model_validate(obj)
     except ValidationError as error:

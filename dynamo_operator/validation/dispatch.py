@@ -70,7 +70,7 @@ from dynamo_operator.validation.result import (
     IssueReason,
     ValidationResult,
 )
-from dynamo_operator.validation.unknown_fields import report_unknown_fields
+from dynamo_operator.validation.unknown_fields import UnknownFields, report_unknown_fields
 
 UpdateRules = Callable[[Mapping[str, Any], Mapping[str, Any], IssueCollector], None]
 
@@ -112,7 +112,17 @@ _RULES: dict[str, _KindRules] = {
 def validate_create(obj: Mapping[str, Any]) -> ValidationResult:
     """An object the API server has decoded; a field the CRD does not keep is a warning."""
     issues = IssueCollector()
-    parsed = _validate_content(obj, _rules_for(obj), issues, unknown_fields_are_errors=False)
+    parsed = _validate_content(obj, _rules_for(obj), issues, UnknownFields.WARNINGS)
+    return issues.result(parsed)
+
+
+def validate_cached(obj: Mapping[str, Any]) -> ValidationResult:
+    """An object a reconciler reads from its cache: `validate_create` without the warnings for
+    fields the CRD does not keep, which nobody reads there (the admission webhook told the
+    user), and without the walk that finds them: 1.3% of the operator's CPU at 500 graphs,
+    every pass of every graph and component."""
+    issues = IssueCollector()
+    parsed = _validate_content(obj, _rules_for(obj), issues, UnknownFields.UNREPORTED)
     return issues.result(parsed)
 
 
@@ -120,7 +130,7 @@ def validate_manifest(obj: Mapping[str, Any]) -> ValidationResult:
     """A document as ``kubectl apply`` will send it: the create rules, and every field the CRD
     does not keep an error, as the API server's field validation answers it."""
     issues = IssueCollector()
-    parsed = _validate_content(obj, _rules_for(obj), issues, unknown_fields_are_errors=True)
+    parsed = _validate_content(obj, _rules_for(obj), issues, UnknownFields.ERRORS)
     return issues.result(parsed)
 
 
@@ -128,7 +138,7 @@ def validate_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> Validatio
     """An update the API server has decoded; a field the CRD does not keep is a warning."""
     rules = _rules_for(new)
     issues = IssueCollector()
-    parsed = _validate_content(new, rules, issues, unknown_fields_are_errors=False)
+    parsed = _validate_content(new, rules, issues, UnknownFields.WARNINGS)
     if isinstance(old, Mapping) and old.get("kind") == new.get("kind"):
         beta_rules = _beta_rules_for(new, rules)
         if beta_rules is not None:
@@ -159,8 +169,7 @@ def _validate_content(
     obj: Mapping[str, Any],
     rules: _KindRules,
     issues: IssueCollector,
-    *,
-    unknown_fields_are_errors: bool,
+    unknown: UnknownFields,
 ) -> BaseModel | None:
     """Run the rules; the parsed object, when it parsed."""
     too_deep = find_excessive_nesting(obj)
@@ -174,7 +183,7 @@ def _validate_content(
             beta_rules,
             issues,
             lambda alpha, twin_issues: _validate_alpha(alpha, rules, twin_issues),
-            unknown_fields_are_errors=unknown_fields_are_errors,
+            unknown=unknown,
         )
     api_version = obj.get("apiVersion")
     if api_version is not None and api_version != API_VERSION:
@@ -186,7 +195,7 @@ def _validate_content(
             f"must be {served} (got {describe(api_version)})",
             IssueReason.INVALID_CONFIG,
         )
-    report_unknown_fields(obj, rules.kind, VERSION, issues, as_errors=unknown_fields_are_errors)
+    report_unknown_fields(obj, rules.kind, VERSION, issues, unknown)
     return _validate_alpha(obj, rules, issues)
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Mapping
+from enum import Enum
 from typing import Any
 
 from dynamo_operator.api import VERSION
@@ -66,13 +67,27 @@ def find_unknown_fields(obj: Mapping[str, Any], kind: str, version: str = VERSIO
     return unknown
 
 
+class UnknownFields(Enum):
+    """What a field the CRD does not keep is (``dispatch`` says which, and why)."""
+
+    ERRORS = "errors"
+    WARNINGS = "warnings"
+    UNREPORTED = "unreported"
+
+
 def report_unknown_fields(
-    obj: Mapping[str, Any], kind: str, version: str, issues: IssueCollector, *, as_errors: bool
+    obj: Mapping[str, Any],
+    kind: str,
+    version: str,
+    issues: IssueCollector,
+    unknown: UnknownFields,
 ) -> None:
-    """Each unknown field an error (a manifest about to be applied) or a warning (an object the
-    API server has decoded: see ``dispatch``)."""
+    """Each unknown field an error (a manifest about to be applied), a warning (an object the
+    API server has decoded), or nothing at all, without walking the object."""
+    if unknown is UnknownFields.UNREPORTED:
+        return
     for path in find_unknown_fields(obj, kind, version):
-        if as_errors:
+        if unknown is UnknownFields.ERRORS:
             issues.error(path, UNKNOWN_FIELD_REJECTED)
         else:
             issues.warn(path, UNKNOWN_FIELD_IGNORED)

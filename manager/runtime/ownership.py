@@ -23,6 +23,7 @@ backoff and log an error for every owner until the cache saw it deleted.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +40,7 @@ from manager.runtime.client import (
 from manager.runtime.events import EventRecorder
 from manager.runtime.kinds import ResourceKind
 from manager.runtime.logging import get_logger
+from manager.runtime.side_by_side import side_by_side
 
 __all__ = [
     "ChildChanges",
@@ -226,9 +228,10 @@ class SharedObjects:
         owners: the object as it is now, and whether this call created it. `owner` None: with
         exactly the owner references `desired` has (an object of one owner that several
         reconciles apply: a recreated owner's reference replaces the old one's)."""
+        if (settled := self._settled(desired, owner)) is not None:
+            return settled, False
         kind = self._client.kind_of(desired)
-        metadata = desired["metadata"]
-        key = (kind.kind, metadata.get("namespace"), metadata["name"])
+        key = _key(kind, desired)
         turn = self._turns.setdefault(key, anyio.Lock())
         try:
             async with turn:
@@ -238,6 +241,24 @@ class SharedObjects:
             if idle and self._turns.get(key) is turn:
                 del self._turns[key]  # namespaces come and go: keep only turns in use
 
+    def _settled(
+        self, desired: Mapping[str, Any], owner: Mapping[str, Any] | None
+    ) -> Mapping[str, Any] | None:
+        """The object when it already is `desired` with `owner` and nobody is applying it: what
+        most calls find, answered without taking a turn."""
+        kind = self._client.kind_of(desired)
+        key = _key(kind, desired)
+        if key in self._turns:
+            return None
+        live = self._live(kind, key)
+        if live is None:
+            return None
+        if owner is not None:
+            if not is_owned_by(live, owner["uid"]):
+                return None
+            desired = {**desired, "metadata": _without_owners(desired["metadata"])}
+        return None if self._client.needs_apply(desired, live) else live
+
     async def _apply(
         self,
         kind: ResourceKind,
@@ -245,7 +266,7 @@ class SharedObjects:
         desired: Mapping[str, Any],
         owner: Mapping[str, Any] | None,
     ) -> tuple[Mapping[str, Any], bool]:
-        live = await self._live(kind, key)
+        live = self._live(kind, key)
         written = (
             await self._client.apply_if_changed(desired, live)
             if owner is None
@@ -273,9 +294,10 @@ class SharedObjects:
             if made:
                 created.append(f"{obj['kind']}/{obj['metadata']['name']}")
 
-        async with anyio.create_task_group() as group:
-            for obj in objects:
-                group.start_soon(apply, obj)
+        unsettled = [
+            functools.partial(apply, obj) for obj in objects if self._settled(obj, None) is None
+        ]
+        await side_by_side(unsettled, limit=APPLY_CONCURRENCY)
         if errors:
             raise errors[0]
         return sorted(created)
@@ -286,9 +308,8 @@ class SharedObjects:
         reference = {field: owner[field] for field in ("apiVersion", "kind", "name", "uid")}
         owners = list(((live or {}).get("metadata") or {}).get("ownerReferences") or ())
         missing = live is None or not is_owned_by(live, reference["uid"])
-        metadata = {k: v for k, v in desired["metadata"].items() if k != "ownerReferences"}
         written = await self._client.apply_if_changed(
-            {**desired, "metadata": metadata},
+            {**desired, "metadata": _without_owners(desired["metadata"])},
             live,
             owners=[*owners, reference] if missing else owners,
         )
@@ -302,7 +323,7 @@ class SharedObjects:
             if self._reader.has_seen(kind, _version_text(written)):
                 del self._written[key]
 
-    async def _live(
+    def _live(
         self, kind: ResourceKind, key: tuple[str, str | None, str]
     ) -> Mapping[str, Any] | None:
         """The last answer while the cache is not up to date with it, else the cached object
@@ -313,6 +334,15 @@ class SharedObjects:
             return entry[1]
         _, namespace, name = key
         return self._reader.get(kind, namespace, name) if self._reader.has_synced(kind) else None
+
+
+def _key(kind: ResourceKind, obj: Mapping[str, Any]) -> tuple[str, str | None, str]:
+    metadata = obj["metadata"]
+    return kind.kind, metadata.get("namespace"), metadata["name"]
+
+
+def _without_owners(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in metadata.items() if key != "ownerReferences"}
 
 
 @dataclass
@@ -333,23 +363,23 @@ async def _apply_all(
 ) -> list[_Applied]:
     """Apply the children that differ from the cache side by side (a Deployment and its Service
     are independent writes, each a round trip): every outcome, in `desired` order."""
-    limiter = anyio.CapacityLimiter(APPLY_CONCURRENCY)
     applied: list[_Applied] = []
+    writes = []
 
     async def apply(obj: Mapping[str, Any], child: _Applied) -> None:
-        async with limiter:
-            try:
-                child.written = await client.apply_if_changed(obj, child.live)
-            except Exception as error:  # reported in order once every apply has ended
-                child.error = error
+        try:
+            child.written = await client.apply_if_changed(obj, child.live)
+        except Exception as error:  # reported in order once every apply has ended
+            child.error = error
 
-    async with anyio.create_task_group() as group:
-        for obj in desired:
-            kind = client.kind_of(obj)
-            name = obj["metadata"]["name"]
-            live = reader.get(kind, namespace, name) if reader.has_synced(kind) else None
-            applied.append(child := _Applied(kind, name, live))
-            group.start_soon(apply, obj, child)
+    for obj in desired:
+        kind = client.kind_of(obj)
+        name = obj["metadata"]["name"]
+        live = reader.get(kind, namespace, name) if reader.has_synced(kind) else None
+        applied.append(child := _Applied(kind, name, live))
+        if client.needs_apply(obj, live):
+            writes.append(functools.partial(apply, obj, child))
+    await side_by_side(writes, limit=APPLY_CONCURRENCY)
     return applied
 
 

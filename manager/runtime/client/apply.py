@@ -34,7 +34,7 @@ import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -90,9 +90,9 @@ def find_difference(desired: Any, live: Any, path: str = "") -> str | None:
     """The dotted path of the first field where `live` disagrees with `desired`, or None."""
     if desired is None:
         return None if live is _MISSING or live is None else path or "."
-    if isinstance(desired, Mapping):
+    if _is_map(desired):
         return _map_difference(desired, live, path)
-    if isinstance(desired, Sequence) and not isinstance(desired, str | bytes):
+    if _is_list(desired):
         return _list_difference(desired, live, path)
     return None if _scalars_equal(desired, live) else path or "."
 
@@ -100,7 +100,7 @@ def find_difference(desired: Any, live: Any, path: str = "") -> str | None:
 def _map_difference(desired: Mapping[str, Any], live: Any, path: str) -> str | None:
     if live is _MISSING or live is None:
         live = {}
-    if not isinstance(live, Mapping):
+    if not _is_map(live):
         return path or "."
     for key, value in desired.items():
         found = find_difference(value, live.get(key, _MISSING), f"{path}.{key}" if path else key)
@@ -112,7 +112,7 @@ def _map_difference(desired: Mapping[str, Any], live: Any, path: str) -> str | N
 def _list_difference(desired: Sequence[Any], live: Any, path: str) -> str | None:
     if live is _MISSING or live is None:
         live = []
-    if not isinstance(live, Sequence) or isinstance(live, str | bytes):
+    if not _is_list(live):
         return path or "."
     if len(desired) != len(live):
         return path or "."
@@ -129,10 +129,10 @@ def find_status_difference(desired: Any, live: Any, path: str = "") -> str | Non
     here = path or "."
     if _is_empty(desired) and _is_empty(live):
         return None
-    if isinstance(desired, Mapping) or isinstance(live, Mapping):
+    if _is_map(desired) or _is_map(live):
         want = {} if _is_empty(desired) else desired
         have = {} if _is_empty(live) else live
-        if not (isinstance(want, Mapping) and isinstance(have, Mapping)):
+        if not (_is_map(want) and _is_map(have)):
             return here
         for key in {**want, **have}:
             found = find_status_difference(
@@ -169,7 +169,7 @@ def status_cleanup_patch(desired: Mapping[str, Any], live: Mapping[str, Any]) ->
         if _is_empty(want):
             if not _is_empty(have):
                 patch[key] = None
-        elif isinstance(want, Mapping) and isinstance(have, Mapping):
+        elif _is_map(want) and _is_map(have):
             if nested := status_cleanup_patch(want, have):
                 patch[key] = nested
         elif _is_list(want) and find_status_difference(want, have) is not None:
@@ -189,7 +189,7 @@ def status_merge_patch(desired: Mapping[str, Any], live: Mapping[str, Any]) -> d
         have = live.get(key)
         if _is_empty(want):
             continue
-        if isinstance(want, Mapping) and isinstance(have, Mapping):
+        if _is_map(want) and _is_map(have):
             if nested := status_merge_patch(want, have):
                 patch[key] = nested
         elif find_status_difference(want, have) is not None:
@@ -199,7 +199,7 @@ def status_merge_patch(desired: Mapping[str, Any], live: Mapping[str, Any]) -> d
 
 def prune_none(value: Any) -> Any:
     """`value` without the `None` map entries ("absent" in desired objects), at any depth."""
-    if isinstance(value, Mapping):
+    if _is_map(value):
         return {k: prune_none(v) for k, v in value.items() if v is not None}
     if _is_list(value):
         return [prune_none(v) for v in value]
@@ -207,11 +207,36 @@ def prune_none(value: Any) -> Any:
 
 
 def _is_empty(value: Any) -> bool:
-    return value is None or value is _MISSING or (isinstance(value, Mapping | list) and not value)
+    return (
+        value is None
+        or value is _MISSING
+        or ((_is_map(value) or type(value) is list) and not value)
+    )
 
 
-def _is_list(value: Any) -> bool:
+# The exact-type checks first: objects are JSON (dicts, lists, strings, numbers), and an ABC's
+# isinstance is slow enough to be 2% of the operator's CPU at 500 graphs when asked first.
+
+
+def _is_map(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    kind = type(value)
+    return kind is dict or (
+        kind not in _SCALARS and kind is not list and isinstance(value, Mapping)
+    )
+
+
+def _is_list(value: Any) -> TypeGuard[Sequence[Any]]:
+    kind = type(value)
+    if kind is list:
+        return True
+    return kind not in _SCALARS and kind is not dict and _is_other_sequence(value)
+
+
+def _is_other_sequence(value: Any) -> bool:
     return isinstance(value, Sequence) and not isinstance(value, str | bytes)
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def _scalars_equal(desired: Any, live: Any) -> bool:

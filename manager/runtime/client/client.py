@@ -133,6 +133,8 @@ class Client:
 
     def needs_apply(self, desired: Mapping[str, Any], live: Mapping[str, Any] | None) -> bool:
         """Whether `apply_if_changed(desired, live)` would write."""
+        if live is None:
+            return True  # created: no digest to take
         annotation = self.identity.applied_digest_annotation
         return needs_apply(with_applied_digest(desired, annotation), live)
 

@@ -61,6 +61,7 @@ class FakeClient:
         return {"Deployment": DEPLOYMENT, "Service": SERVICE}[obj["kind"]]
 
     apply_if_changed = Client.apply_if_changed  # the real compare, over this fake's apply
+    needs_apply = Client.needs_apply
     _delete_if_immutable_changed = Client._delete_if_immutable_changed
     _clear_server_defaults = Client._clear_server_defaults
 

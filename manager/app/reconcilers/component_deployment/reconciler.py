@@ -58,7 +58,7 @@ from dynamo_operator.status import (
     dynamo_component_gate,
     is_component_progress_only,
 )
-from dynamo_operator.validation import validate_create
+from dynamo_operator.validation import validate_cached
 from manager.app.progress import PROGRESS_CAP, progress_throttle
 from manager.app.reconcilers.component_deployment.model_services import (
     model_service_owners,
@@ -173,7 +173,7 @@ class ComponentDeploymentReconciler:
     def _validate(self, dcd: Mapping[str, Any]) -> DynamoComponentDeployment:
         """The component's model, on its built image when it names a DynamoComponent; `_Halt`
         when the spec breaks a rule (terminal until it changes) or the image is not built yet."""
-        validation = validate_create(dcd)
+        validation = validate_cached(dcd)
         if not validation.allowed:
             raise _Halt(StatusFailure.invalid(validation))
         model = validation.model(DynamoComponentDeployment)

@@ -52,7 +52,7 @@ from dynamo_operator.status import (
     derive_transition_event,
     observe_builder_job,
 )
-from dynamo_operator.validation import validate_create
+from dynamo_operator.validation import validate_cached
 from manager.app.reconcilers.dynamo_component.registry import ImageRegistry
 from manager.runtime.cache import CacheReader
 from manager.runtime.client import AlreadyExists, BadRequest, Client, Invalid, NotFound
@@ -102,7 +102,7 @@ class DynamoComponentReconciler:
         wire = self._reader.get(self._kind, request.namespace, request.name)
         if wire is None or wire["metadata"].get("deletionTimestamp"):
             return None
-        validation = validate_create(wire)
+        validation = validate_cached(wire)
         if not validation.allowed:
             return await self._report(wire, None, StatusFailure.invalid(validation))
         component = validation.model(DynamoComponent)

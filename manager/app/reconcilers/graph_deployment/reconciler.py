@@ -52,7 +52,7 @@ from dynamo_operator.status import (
     derive_transition_event,
     is_progress_only,
 )
-from dynamo_operator.validation import validate_create
+from dynamo_operator.validation import validate_cached
 from manager.app.progress import progress_throttle
 from manager.app.reconcilers.graph_deployment.artifact_step import ArtifactStep
 from manager.app.reconcilers.graph_deployment.scaling_adapters import sync_scaling_adapters
@@ -115,7 +115,7 @@ class GraphDeploymentReconciler:
             return None
         if self._collector_holds(dgd):
             return None  # its sighting by the garbage collector queues it (`CollectorView`)
-        validation = validate_create(dgd)
+        validation = validate_cached(dgd)
         if not validation.allowed:
             return await self._report(dgd, failure=StatusFailure.invalid(validation))
         model = validation.model(DynamoGraphDeployment)

@@ -52,7 +52,7 @@ from dynamo_operator.status import (
     derive_model_status,
     derive_transition_event,
 )
-from dynamo_operator.validation import validate_create
+from dynamo_operator.validation import validate_cached
 from manager.app.reconcilers.model.adapter_memory import LoadedAdapters
 from manager.app.reconcilers.model.workers import CallOutcome, LoraWorkers
 from manager.runtime.cache import CacheReader
@@ -121,7 +121,7 @@ class ModelReconciler:
             await self._finalize(model)
             return None
         endpoints, services = self._discover(model)
-        validation = validate_create(model)
+        validation = validate_cached(model)
         if not validation.allowed:
             states = [EndpointState(e.address, e.pod_name, ready=False) for e in endpoints]
             return await self._report(model, states, services, StatusFailure.invalid(validation))

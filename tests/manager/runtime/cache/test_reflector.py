@@ -111,3 +111,54 @@ async def test_a_watch_in_flight_when_the_api_server_comes_back_fails_into_the_f
     *_, failed_with_429, opened = server.watches_at
     # 2 s in flight, then 0.8 s stretched by up to 100 % jitter, seen on 0.1 s steps.
     assert opened - failed_with_429 <= server.answer_after + 1.7
+
+
+class TalkThenSilentApiServer:
+    """The first watch sends `events` bookmarks `every` seconds, then nothing (a dead
+    connection); later watches stay open and silent."""
+
+    def __init__(self, events: int, every: float) -> None:
+        self.events, self.every = events, every
+        self.watches = 0
+        self.watched_again = anyio.Event()
+        self.availability = ApiAvailability(self.readyz, FakeClock(start=0.0))
+
+    async def readyz(self) -> bool:
+        return True
+
+    @contextlib.asynccontextmanager
+    async def watch(self, *args: Any, **kwargs: Any) -> AsyncIterator[AsyncIterator[WatchEvent]]:
+        self.watches += 1
+        if self.watches > 1:
+            self.watched_again.set()
+        yield self.talk() if self.watches == 1 else self.silence()
+
+    async def talk(self) -> AsyncIterator[WatchEvent]:
+        for version in range(1, self.events + 1):
+            await anyio.sleep(self.every)
+            yield WatchEvent("BOOKMARK", {"metadata": {"resourceVersion": str(version)}})
+        await anyio.sleep_forever()
+
+    async def silence(self) -> AsyncIterator[WatchEvent]:
+        await anyio.sleep_forever()
+        yield WatchEvent("BOOKMARK", {})  # pragma: no cover
+
+
+async def test_a_watch_that_keeps_talking_stays_and_one_gone_silent_is_watched_again() -> None:
+    # Bookmarks for three inactivity timeouts in a row, then silence: only the silence ends it.
+    server = TalkThenSilentApiServer(events=30, every=0.05)
+    reflector = Reflector(
+        server,  # type: ignore[arg-type]
+        CONFIG_MAP,
+        "ns",
+        Sink(),
+        clock=FakeClock(start=0.0),
+        inactivity_timeout=0.5,
+    )
+    reflector.resource_version = "0"
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(reflector.run)
+        with anyio.fail_after(30):
+            await server.watched_again.wait()
+        tg.cancel_scope.cancel()
+    assert reflector.resource_version == "30", "every bookmark of the first watch was taken"
