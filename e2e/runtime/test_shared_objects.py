@@ -15,7 +15,7 @@ from e2e.support.polling import eventually
 from manager.runtime.cache import Cache
 from manager.runtime.client import Client, RestClient
 from manager.runtime.kinds import CONFIG_MAP, SERVICE_ACCOUNT
-from manager.runtime.ownership import SharedObjects
+from manager.runtime.shared_objects import SharedObjects
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -67,7 +67,6 @@ if _TYPE_CHECKING:
     from manager.runtime.namespace_claims import ClaimAware, NamespaceClaims, lease_expiry
     from manager.runtime.ownership import (
         ChildChanges,
-        SharedObjects,
         apply_children,
         apply_each,
         is_controlled_by,
@@ -90,6 +89,7 @@ if _TYPE_CHECKING:
     )
     from manager.runtime.process_owner import ProcessOwner, owned_metadata
     from manager.runtime.progress import ProgressThrottle
+    from manager.runtime.shared_objects import SharedObjects
     from manager.runtime.status_report import STATUS_REJECTED, ObjectEvent, StatusReport
 
 __all__ = [

@@ -71,12 +71,12 @@ from manager.runtime.events import EventRecorder
 from manager.runtime.kinds import POD, ROLE, SECRET, ResourceKind
 from manager.runtime.ownership import (
     ChildChanges,
-    SharedObjects,
     apply_children,
     is_namespace_terminating,
     is_owned_by,
     sync_children,
 )
+from manager.runtime.shared_objects import SharedObjects
 from manager.runtime.status_report import StatusReport
 from manager.runtime.workqueue import DEFAULT_PRIORITY, LOW_PRIORITY
 
