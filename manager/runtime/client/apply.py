@@ -207,11 +207,9 @@ def prune_none(value: Any) -> Any:
 
 
 def _is_empty(value: Any) -> bool:
-    return (
-        value is None
-        or value is _MISSING
-        or ((_is_map(value) or type(value) is list) and not value)
-    )
+    if value is None or value is _MISSING:
+        return True
+    return (_is_map(value) or isinstance(value, list)) and not value
 
 
 # The exact-type checks first: objects are JSON (dicts, lists, strings, numbers), and an ABC's
