@@ -29,7 +29,8 @@ class SharedObjects:
     reference, so owners added side by side from a cache that lags never remove each other.
     One owner's components are applied side by side too: calls for one object take turns,
     and each compares with the newer of the cache and the last answer, so an owner already
-    added is not added again while the cache catches up.
+    added is not added again while the cache catches up. What most calls find, an object
+    already as desired that no call is applying, is answered without taking a turn.
 
     An object with one owner that several reconciles apply (a graph's discovery Role, applied by
     each of its components) takes the same turns with no owner to add (`apply(obj, None)`,
