@@ -52,10 +52,19 @@ class SharedObjects:
         owners: the object as it is now, and whether this call created it. `owner` None: with
         exactly the owner references `desired` has (an object of one owner that several
         reconciles apply: a recreated owner's reference replaces the old one's)."""
-        if (settled := self._settled(desired, owner)) is not None:
-            return settled, False
         kind = self._client.kind_of(desired)
         key = _key(kind, desired)
+        if (settled := self._settled(kind, key, desired, owner)) is not None:
+            return settled, False
+        return await self._apply_in_turn(kind, key, desired, owner)
+
+    async def _apply_in_turn(
+        self,
+        kind: ResourceKind,
+        key: tuple[str, str | None, str],
+        desired: Mapping[str, Any],
+        owner: Mapping[str, Any] | None,
+    ) -> tuple[Mapping[str, Any], bool]:
         turn = self._turns.setdefault(key, anyio.Lock())
         try:
             async with turn:
@@ -66,12 +75,14 @@ class SharedObjects:
                 del self._turns[key]  # namespaces come and go: keep only turns in use
 
     def _settled(
-        self, desired: Mapping[str, Any], owner: Mapping[str, Any] | None
+        self,
+        kind: ResourceKind,
+        key: tuple[str, str | None, str],
+        desired: Mapping[str, Any],
+        owner: Mapping[str, Any] | None,
     ) -> Mapping[str, Any] | None:
         """The object when it already is `desired` with `owner` and nobody is applying it: what
         most calls find, answered without taking a turn."""
-        kind = self._client.kind_of(desired)
-        key = _key(kind, desired)
         if key in self._turns:
             return None
         live = self._live(kind, key)
@@ -109,18 +120,23 @@ class SharedObjects:
         created: list[str] = []
         errors: list[Exception] = []
 
-        async def apply(obj: Mapping[str, Any]) -> None:
+        async def apply(
+            kind: ResourceKind, key: tuple[str, str | None, str], obj: Mapping[str, Any]
+        ) -> None:
             try:
-                _, made = await self.apply(obj, None)
+                _, made = await self._apply_in_turn(kind, key, obj, None)
             except Exception as error:
                 errors.append(error)
                 return
             if made:
                 created.append(f"{obj['kind']}/{obj['metadata']['name']}")
 
-        unsettled = [
-            functools.partial(apply, obj) for obj in objects if self._settled(obj, None) is None
-        ]
+        unsettled = []
+        for obj in objects:
+            kind = self._client.kind_of(obj)
+            key = _key(kind, obj)
+            if self._settled(kind, key, obj, None) is None:
+                unsettled.append(functools.partial(apply, kind, key, obj))
         await side_by_side(unsettled, limit=APPLY_CONCURRENCY)
         if errors:
             raise errors[0]

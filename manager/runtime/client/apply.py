@@ -225,13 +225,12 @@ def _is_map(value: Any) -> TypeGuard[Mapping[str, Any]]:
 
 def _is_list(value: Any) -> TypeGuard[Sequence[Any]]:
     kind = type(value)
-    if kind is list:
-        return True
-    return kind not in _SCALARS and kind is not dict and _is_other_sequence(value)
-
-
-def _is_other_sequence(value: Any) -> bool:
-    return isinstance(value, Sequence) and not isinstance(value, str | bytes)
+    return kind is list or (
+        kind not in _SCALARS
+        and kind is not dict
+        and isinstance(value, Sequence)
+        and not isinstance(value, str | bytes)
+    )
 
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))
