@@ -72,7 +72,7 @@ import anyio
 import kr8s.asyncio
 from prometheus_client import REGISTRY
 
-from bench import cache_memory, converge_profile
+from bench import apiserver_figures, cache_memory, converge_profile
 from dynamo_operator.builders import DISCOVERY_RULES
 from dynamo_operator.render import render_objects
 from dynamo_operator.settings import OperatorSettings
@@ -342,20 +342,6 @@ def control_plane_cpu_used(before: dict[str, float]) -> dict[str, float]:
     return {f"cpu_{name.replace('-', '_')}_s": now[name] - before[name] for name in before}
 
 
-async def dynamo_reads(rest: RestClient) -> float:
-    """GETs of our kinds the API server has served (`apiserver_request_total`): neither the
-    operator nor the bench reads one by one, so these are the garbage collector's reads of
-    owners it has not yet seen through its own (converting) watch."""
-    response = await rest.transport.request("GET", "/metrics")
-    return sum(
-        float(line.rsplit(" ", 1)[1])
-        for line in response.body.decode().splitlines()
-        if line.startswith("apiserver_request_total{")
-        and 'group="nvidia.com"' in line
-        and 'verb="GET"' in line
-    )
-
-
 def process_memory_mib(pid: int, key: str) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith(f"{key}:"):
@@ -501,7 +487,9 @@ async def run_floor(
     result: dict[str, float] = {}
     async with anyio.create_task_group() as tg:
         await watch_progress(rest, namespace, [(DEPLOYMENT, deployments)], tg)
-        reads = await dynamo_reads(rest)
+        apiserver = await apiserver_figures.counters(rest)
+        if args.apiserver_profile:
+            tg.start_soon(apiserver_figures.record_profiles, rest, args.log_dir, namespace)
         started = deployments.started = time.perf_counter()
         cluster_cpu = control_plane_cpu_seconds()
         tg.start_soon(timeline.sample, started, [deployments], None)
@@ -522,7 +510,7 @@ async def run_floor(
             await deployments.complete.wait()
         result["floor_s"] = deployments.all_done_s or math.nan
         result.update(control_plane_cpu_used(cluster_cpu))
-        result["owner_reads_per_graph"] = (await dynamo_reads(rest) - reads) / n
+        result.update((await apiserver_figures.counters(rest)).since(apiserver, n))
         result["stolen_pct"] = timeline.stolen_pct
         result["deployments_created_s"] = deployments.all_seen_s or math.nan
         tg.cancel_scope.cancel()
@@ -629,7 +617,9 @@ async def run_operator(
         async with anyio.create_task_group() as tg:
             progress = [(GRAPH, graphs), (COMPONENT, components), (DEPLOYMENT, deployments)]
             await watch_progress(rest, namespace, progress, tg)
-            reads = await dynamo_reads(rest)
+            apiserver = await apiserver_figures.counters(rest)
+            if args.apiserver_profile:
+                tg.start_soon(apiserver_figures.record_profiles, rest, args.log_dir, namespace)
             started = time.perf_counter()
             cluster_cpu = control_plane_cpu_seconds()
             wall_started = time.time()
@@ -655,7 +645,7 @@ async def run_operator(
             result["dcds_available_s"] = components.all_done_s or math.nan
             result["operator_cpu_s"] = process_cpu_seconds(pid) - cpu_before
             result.update(control_plane_cpu_used(cluster_cpu))
-            result["owner_reads_per_graph"] = (await dynamo_reads(rest) - reads) / n
+            result.update((await apiserver_figures.counters(rest)).since(apiserver, n))
             result["stolen_pct"] = timeline.stolen_pct
             result["settle_s"], settled = await settle(operator, limit=60.0)
             wall_settled = time.time()
@@ -816,6 +806,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, float]:
                     "cpu_kube_apiserver_s",
                     "cpu_conversion_webhook_s",
                     "owner_reads_per_graph",
+                    "conversions_per_graph",
+                    "conversion_ms",
                     "events_dropped",
                     "restart_writes",
                     "restart_rss_mib",
@@ -856,6 +848,11 @@ def main() -> None:
     parser.add_argument("--log-level", default="info", choices=["info", "warning"])
     parser.add_argument("--log-dir", default=None, help="operator logs (default: a temp dir)")
     parser.add_argument("--profile", action="store_true", help="record and break down requests")
+    parser.add_argument(
+        "--apiserver-profile",
+        action="store_true",
+        help="record the API server's CPU profile through each phase (bench.apiserver_figures)",
+    )
     parser.add_argument(
         "--floor-apply",
         action="store_true",
