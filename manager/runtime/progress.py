@@ -78,7 +78,7 @@ class ProgressThrottle:
             since = self._first_asked.setdefault(uid, now)
         else:
             interval, since = self.cap if last.progress else self.first, last.at
-        interval = max(interval, self._budget())
+        interval = max(interval, self.budget())
         return max(0.0, (since + interval - now).total_seconds())
 
     def written(self, uid: str, now: datetime, *, progress: bool) -> None:
@@ -91,8 +91,9 @@ class ProgressThrottle:
         while next(iter(self._written.values())).at + self.longest <= now:
             self._written.popitem(last=False)
 
-    def _budget(self) -> timedelta:
-        """Each object's share of the budget: objects in progress / `rate`, up to `longest`."""
+    def budget(self) -> timedelta:
+        """Each object's share of the budget: objects in progress / `rate`, up to `longest`
+        (no time without a `rate`)."""
         if self.rate is None:
             return timedelta(0)
         return min(self.longest, timedelta(seconds=len(self) / self.rate))

@@ -6,9 +6,9 @@ in the application's library) and hands them to `StatusReport.report`, which:
 1. holds back a status that differs only in progress while the object's `ProgressThrottle`
    (when the controller has one) says it is too soon, asking for a pass at `LOW_PRIORITY`
    once it is time (a report of progress is never urgent), or while more urgent work is
-   waiting (`busy`: that pass after the throttle's cap, or after its wait when that is
-   longer: under load the budget spaces out these looks as it spaces out writes; events about
-   the object bring it back sooner);
+   waiting (`busy`: that pass after the longest of the throttle's cap, its wait and its
+   budget's share: under load the budget spaces out these looks as it spaces out writes;
+   events about the object bring it back sooner);
 2. writes the status if it differs from the cached one (`Client.apply_status_if_changed`: one
    write at most, none at steady state);
 3. records the Event, if there is one and the status was written (a transition derived again
@@ -95,9 +95,11 @@ class StatusReport:
         if throttle is not None and progress_only:
             wait = throttle.wait(uid, now, first_status=first_status)
             if self._busy():
-                # Not sooner than the budget would let it write: at 2,000 graphs a look every
-                # `cap` while components waited was 44 passes a graph, most of the operator's CPU.
-                held = max(wait, throttle.cap.total_seconds())
+                # Not sooner than the budget would let it write, nor than its share of the
+                # budget once its own wait is over: at 2,000 graphs a look every `cap` while
+                # components waited was 44 passes a graph, then 16 with the looks after `cap`
+                # once the first status's wait was over.
+                held = max(wait, throttle.cap.total_seconds(), throttle.budget().total_seconds())
                 return Result(requeue_after=held, priority=LOW_PRIORITY)
             if wait:
                 return Result(requeue_after=wait, priority=LOW_PRIORITY)

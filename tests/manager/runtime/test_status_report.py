@@ -192,3 +192,8 @@ async def test_under_load_a_held_back_object_looks_again_when_the_budget_lets_it
         throttle.wait(f"uid-{index}", NOW)
     held = await report.report(OBJ, pending, now=NOW, progress_only=True)
     assert held == Result(requeue_after=longest.total_seconds(), priority=LOW_PRIORITY)
+
+    # Its own wait over, it still looks again only after its share of the budget, not `cap`.
+    over = NOW + longest
+    held = await report.report(OBJ, pending, now=over, progress_only=True)
+    assert held == Result(requeue_after=longest.total_seconds(), priority=LOW_PRIORITY)
