@@ -17,6 +17,9 @@ from manager.runtime.side_by_side import side_by_side
 
 __all__ = ["SharedObjects"]
 
+_Key = tuple[str, str | None, str]
+"""An object's kind, namespace and name."""
+
 
 class SharedObjects:
     """Objects several owners share, or that several reconciles apply (a graph's discovery
@@ -40,9 +43,8 @@ class SharedObjects:
     def __init__(self, client: Client, reader: CacheReader) -> None:
         self._client = client
         self._reader = reader
-        self._turns: dict[tuple[str, str | None, str], anyio.Lock] = {}
-        self._written: dict[tuple[str, str | None, str], tuple[ResourceKind, Mapping[str, Any]]]
-        self._written = {}
+        self._turns: dict[_Key, anyio.Lock] = {}
+        self._written: dict[_Key, tuple[ResourceKind, Mapping[str, Any]]] = {}
         """The server's last answer per object, until the cache is up to date with it."""
 
     async def apply(
@@ -61,7 +63,7 @@ class SharedObjects:
     async def _apply_in_turn(
         self,
         kind: ResourceKind,
-        key: tuple[str, str | None, str],
+        key: _Key,
         desired: Mapping[str, Any],
         owner: Mapping[str, Any] | None,
     ) -> tuple[Mapping[str, Any], bool]:
@@ -77,7 +79,7 @@ class SharedObjects:
     def _settled(
         self,
         kind: ResourceKind,
-        key: tuple[str, str | None, str],
+        key: _Key,
         desired: Mapping[str, Any],
         owner: Mapping[str, Any] | None,
     ) -> Mapping[str, Any] | None:
@@ -97,7 +99,7 @@ class SharedObjects:
     async def _apply(
         self,
         kind: ResourceKind,
-        key: tuple[str, str | None, str],
+        key: _Key,
         desired: Mapping[str, Any],
         owner: Mapping[str, Any] | None,
     ) -> tuple[Mapping[str, Any], bool]:
@@ -120,9 +122,7 @@ class SharedObjects:
         created: list[str] = []
         errors: list[Exception] = []
 
-        async def apply(
-            kind: ResourceKind, key: tuple[str, str | None, str], obj: Mapping[str, Any]
-        ) -> None:
+        async def apply(kind: ResourceKind, key: _Key, obj: Mapping[str, Any]) -> None:
             try:
                 _, made = await self._apply_in_turn(kind, key, obj, None)
             except Exception as error:
@@ -163,9 +163,7 @@ class SharedObjects:
             if self._reader.has_seen(kind, _version_text(written)):
                 del self._written[key]
 
-    def _live(
-        self, kind: ResourceKind, key: tuple[str, str | None, str]
-    ) -> Mapping[str, Any] | None:
+    def _live(self, kind: ResourceKind, key: _Key) -> Mapping[str, Any] | None:
         """The last answer while the cache is not up to date with it, else the cached object
         (absent: deleted since). No read of the server either way."""
         self._forget_seen()
@@ -176,7 +174,7 @@ class SharedObjects:
         return self._reader.get(kind, namespace, name) if self._reader.has_synced(kind) else None
 
 
-def _key(kind: ResourceKind, obj: Mapping[str, Any]) -> tuple[str, str | None, str]:
+def _key(kind: ResourceKind, obj: Mapping[str, Any]) -> _Key:
     metadata = obj["metadata"]
     return kind.kind, metadata.get("namespace"), metadata["name"]
 
