@@ -4,11 +4,14 @@ from typing import Any
 
 import pytest
 
+from manager.runtime.event_loop import HAS_UVLOOP
+
 
 @pytest.fixture(scope="session")
-def anyio_backend() -> str:
-    """The operator runs on asyncio (kr8s and aiohttp need it), so async tests do too."""
-    return "asyncio"
+def anyio_backend() -> tuple[str, dict[str, bool]]:
+    """The operator runs on asyncio (kr8s and aiohttp need it) with uvloop's loop
+    (`manager.runtime.event_loop`), so async tests do too."""
+    return ("asyncio", {"use_uvloop": HAS_UVLOOP})
 
 
 REAL_NODE_MODULES = frozenset(

@@ -3,7 +3,8 @@
 Each accepted connection is a `_Connection` wrapped around aiohttp's own protocol:
 
 - it is refused (closed at once) when `max_connections` are already open, before TLS starts:
-  asyncio allocates 256 KiB per TLS connection, so refusing after the handshake would be too late;
+  a TLS connection gets a 256 KiB buffer (all of it resident on asyncio's own loop, the part used
+  on uvloop's), so refusing after the handshake would be too late;
 - TLS is negotiated here (`loop.start_tls`), and the handshake plus the head of the first request
   must arrive within `header_timeout`, so a client that connects and stays silent, or sends a byte
   per second, is cut off;
@@ -23,7 +24,7 @@ import ctypes.util
 import ssl
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from aiohttp import web
 
@@ -110,7 +111,8 @@ class _Connection(asyncio.Protocol):
     # --- asyncio.Protocol --------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
+        # A stream transport, though not always an `asyncio.Transport` (uvloop's are its own).
+        transport = cast(asyncio.Transport, transport)
         if len(self._site.connections) >= self._limits.max_connections:
             self._site.refused += 1
             self._finished = True
@@ -168,14 +170,21 @@ class _Connection(asyncio.Protocol):
     # --- internals ---------------------------------------------------------------------------
 
     async def _start_tls(self, transport: asyncio.Transport, context: ssl.SSLContext) -> None:
-        try:
-            tls = await self._loop.start_tls(
+        upgrade = asyncio.ensure_future(
+            self._loop.start_tls(
                 transport,
                 self,
                 context,
                 server_side=True,
                 ssl_handshake_timeout=self._limits.header_timeout,
             )
+        )
+        # After start_tls has begun (the step queued first) and queued its TLS layer's start and
+        # the transport's next read: what the client sent before the upgrade goes to that layer
+        # after the first and before the second.
+        self._loop.call_soon(self._loop.call_soon, self._replay_to_tls, transport)
+        try:
+            tls = await upgrade
         except OSError as error:  # the handshake failed or timed out, or the client left
             # The traceback holds asyncio's start_tls frame, whose future holds the error: a
             # cycle that only the cyclic collector frees, and with it this connection's 256 KiB
@@ -190,6 +199,22 @@ class _Connection(asyncio.Protocol):
         if self._finished or tls is None:
             return
         self._hand_over(tls)
+
+    def _replay_to_tls(self, transport: asyncio.Transport) -> None:
+        """Give the TLS layer the bytes read before it took over: uvloop starts reading as soon
+        as a connection is made (asyncio only once start_tls has run), so the ClientHello can be
+        here, and without it the handshake would wait until the deadline."""
+        early, self._early = self._early, []
+        if self._finished or not early:
+            return
+        layer = cast(asyncio.BufferedProtocol, transport.get_protocol())  # both loops' TLS layers
+        unread = memoryview(b"".join(early))
+        while unread:
+            buffer = memoryview(layer.get_buffer(len(unread)))
+            size = min(len(buffer), len(unread))
+            buffer[:size] = unread[:size]
+            layer.buffer_updated(size)
+            unread = unread[size:]
 
     def _hand_over(self, transport: asyncio.Transport) -> None:
         self._transport = transport

@@ -157,7 +157,9 @@ async def test_memory_returns_near_its_baseline_after_a_flood_of_idle_clients(
     tmp_path: Path,
 ) -> None:
     """8,000 idle connections took the server from 82 MB to 2.5 GB, never given back. Now at most
-    512 are held (256 KiB of TLS buffer each), and their memory is returned when they leave."""
+    512 are held, each costing the part of its 256 KiB TLS buffer it uses (uvloop: asyncio's own
+    TLS layer fills every buffer, 75 -> 225 MB for 512), and their memory is returned when they
+    leave."""
     cert_dir = tmp_path / "certs"
     port = free_port()
     async with running(server_command(cert_dir, port=port)) as process:
@@ -183,7 +185,8 @@ async def test_memory_returns_near_its_baseline_after_a_flood_of_idle_clients(
             with contextlib.suppress(OSError, anyio.BrokenResourceError):
                 await client.aclose()
 
-        assert loaded - baseline > 60, (baseline, loaded)  # the flood did cost memory
+        assert len(clients) > 400, len(clients)  # most were let in: 512 at most
+        assert loaded - baseline < 60, (baseline, loaded)
         with anyio.fail_after(60):
             while resident_megabytes(process.pid) > baseline + 40:  # noqa: ASYNC110 - polled
                 await anyio.sleep(0.2)

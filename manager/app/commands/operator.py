@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-import anyio
 import kr8s.asyncio
 
 import dynamo_operator.validation
@@ -44,6 +43,7 @@ from manager.app.reconcilers import (
     model,
     scaling_adapter,
 )
+from manager.runtime import event_loop
 from manager.runtime.cache import Cache
 from manager.runtime.client import Client, KindRegistry, RestClient
 from manager.runtime.client.aiohttp_transport import AiohttpTransport
@@ -94,7 +94,7 @@ log = get_logger(__name__)
 def run_operator(options: RunOptions) -> int:
     configure_logging(options.log_level)
     try:
-        return anyio.run(_run, options, backend="asyncio")
+        return event_loop.run(_run, options)
     except KeyboardInterrupt:
         return 130
 

@@ -7,8 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-import anyio
-
+from manager.runtime import event_loop
 from manager.runtime.logging import LOG_LEVELS, configure_logging
 from webhooks import ReplicaWriters, convertible_crd_names
 from webhooks.endpoints import DEFAULT_PORT
@@ -74,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
     failure: OSError | None = None
     try:
-        anyio.run(
+        event_loop.run(
             lambda: serve_standalone(
                 args.cert_dir,
                 host=args.host,
@@ -88,7 +87,6 @@ def run(args: argparse.Namespace) -> int:
                     operator_service_account=os.environ.get("POD_SERVICE_ACCOUNT"),
                 ),
             ),
-            backend="asyncio",
         )
     except* OSError as errors:  # the address is taken, the port is privileged...
         failure = errors.exceptions[0]  # type: ignore[assignment]
