@@ -101,7 +101,9 @@ class _Connection(asyncio.Protocol):
         self._loop = asyncio.get_running_loop()
         self._transport: asyncio.Transport | None = None
         self._handler: asyncio.Protocol | None = None
-        self._early: list[bytes] = []  # data that arrived before the handler took over (TLS)
+        # What arrived before the handler took over: raw bytes before the TLS upgrade (uvloop),
+        # replayed to the TLS layer, then what that layer decrypted before the hand-over.
+        self._early: list[bytes] = []
         self._deadline: asyncio.TimerHandle | None = None
         self._upgrade: asyncio.Task[None] | None = None
         self._in_request = False
