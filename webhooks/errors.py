@@ -14,6 +14,7 @@ from manager.runtime.tls.errors import CertificateError
 
 __all__ = [
     "BodyTimeoutError",
+    "ClientGoneError",
     "MalformedReviewError",
     "SecretOwnedElsewhereError",
     "UnanswerableReviewError",
@@ -56,3 +57,8 @@ class BodyTimeoutError(UnreadableBodyError):
     """The declared body did not arrive in time."""
 
     status = 408
+
+
+class ClientGoneError(UnreadableBodyError):
+    """The client closed or reset the connection before its body's end: nobody reads the answer
+    (a 400, counted and logged as any unreadable body)."""

@@ -229,7 +229,11 @@ class _Connection(asyncio.Protocol):
 
     def _arm(self, seconds: float) -> None:
         self._disarm()
-        self._deadline = self._loop.call_later(seconds, self._expire)
+        # A request can end after its connection did (the client left while it was served):
+        # a timer armed then would hold the closed connection, its handler and its TLS buffers
+        # until it fired, keepalive_timeout later.
+        if not self._finished:
+            self._deadline = self._loop.call_later(seconds, self._expire)
 
     def _disarm(self) -> None:
         if self._deadline is not None:
