@@ -7,7 +7,10 @@ Deadlines are short here; `fail_after` only guards against a hang, nothing asser
 from __future__ import annotations
 
 import contextlib
+import gc
+import weakref
 from collections.abc import AsyncIterator
+from typing import Any
 
 import aiohttp
 import anyio
@@ -109,6 +112,38 @@ async def test_an_idle_keep_alive_connection_is_closed(server: AppServer) -> Non
 
 async def test_a_request_in_progress_is_never_cut_by_the_deadlines(server: AppServer) -> None:
     assert await get(server, "/slow") == (200, "slow")
+
+
+async def test_a_request_that_outlives_its_client_leaves_nothing_of_its_connection() -> None:
+    """The client left while its request was served: once the handler returns, nothing holds
+    the connection (a keep-alive timer armed then held it, its handler and its buffers, until
+    `keepalive_timeout`: two minutes of a webhook server's memory per such client)."""
+    connections: list[weakref.ref[Any]] = []
+    answered = anyio.Event()
+
+    async def outlived(request: web.Request) -> web.Response:
+        assert request.transport is not None
+        connections.append(weakref.ref(request.transport.get_protocol()))
+        await anyio.sleep(0.3)  # the client leaves meanwhile
+        answered.set()
+        return web.Response(text="to nobody")
+
+    application = web.Application()
+    application.router.add_get("/", outlived)
+    server = AppServer(application, host="127.0.0.1", port=0, limits=ConnectionLimits())
+    async with anyio.create_task_group() as task_group:
+        await task_group.start(server.run)
+        stream = await anyio.connect_tcp("127.0.0.1", server.port)
+        await stream.send(REQUEST)
+        with anyio.fail_after(HANG_GUARD):
+            while not connections:  # noqa: ASYNC110 - polled
+                await anyio.sleep(0.01)
+            await stream.aclose()
+            await answered.wait()
+        await anyio.sleep(0.1)  # the handler's return reaches the connection
+        gc.collect()
+        assert connections[0]() is None
+        task_group.cancel_scope.cancel()
 
 
 async def test_connections_beyond_the_limit_are_refused_and_the_rest_still_served() -> None:
