@@ -25,20 +25,20 @@ requests (kwok would need 1000 fake GPUs at N = 500). Pods need room: the bench 
 (110 pods each, like the local cluster's own) until 4 x max(N) x 1.1 pods fit, and deletes them
 at the end.
 
-Every 5 s a line shows the progress (objects done/seen), the machine's and the operator's CPU,
-the share of the machine's CPU time the hypervisor gave other guests (`stolen`: the same run is
-slower when it is high; `stolen_pct` per run), the operator's queue depth and requests so far:
-the time profile. `--profile` runs the operator through `bench/converge_profile.py` with
-`LOG_LEVEL=debug`, which records every API request, and prints requests by verb and resource
-with their latency, writes per object, the fields that made the operator write and the size of
-what it caches. Each run also reports, from the API server's `/metrics`, the garbage
-collector's reads of owners and the conversion webhook's calls a graph with the API server's
-mean wait on one (`bench.apiserver_figures`); `--apiserver-profile` records the API server's CPU
-profile through each run (with `LOCAL_CLUSTER_PROFILING=1`). `--floor-apply` makes the floor
-write with server-side apply, as the operator does (a diagnostic); `--rounds` repeats floor and
-operator (in turns, the operator first in odd rounds, each round's ratio from its own pair) and
-reports the median round (by ratio) with the ratios' spread (`n<N>_ratio_min`,
-`n<N>_ratio_max`). Targets (issues 20 and 32):
+Every 5 s a line shows the progress (objects done/seen), the machine's and the operator's CPU, the
+share of the machine's CPU time the hypervisor gave other guests (`stolen`: the same run is slower
+when it is high; `stolen_pct` per run), the operator's queue depth (`queue_low`: of it, the work
+queued at `LOW_PRIORITY`, Services and statuses that wait), its workers reconciling and its requests
+so far: the time profile. `--profile` runs the operator through `bench/converge_profile.py` with
+`LOG_LEVEL=debug`, which records every API request, and prints requests by verb and resource with
+their latency, writes per object, the fields that made the operator write and the size of what it
+caches. Each run also reports, from the API server's `/metrics`, the garbage collector's reads of
+owners and the conversion webhook's calls a graph with the API server's mean wait on one
+(`bench.apiserver_figures`); `--apiserver-profile` records the API server's CPU profile through each
+run (with `LOCAL_CLUSTER_PROFILING=1`). `--floor-apply` makes the floor write with server-side
+apply, as the operator does (a diagnostic); `--rounds` repeats floor and operator (in turns, the
+operator first in odd rounds, each round's ratio from its own pair) and reports the median round (by
+ratio) with the ratios' spread (`n<N>_ratio_min`, `n<N>_ratio_max`). Targets (issues 20 and 32):
 ratio <= 1.1 at N = 100 and <= 1.2 at 500 and 2,000, <= 18 requests per graph at 500,
 zero steady-state writes, RSS <= 150 MB at N = 500 and <= 400 MB at N = 2,000, after a full
 relist too (`--restart`: the operator started again lists everything at once; its writes until
@@ -101,6 +101,7 @@ from manager.runtime.kinds import (
     NAMESPACE,
     ResourceKind,
 )
+from manager.runtime.workqueue import LOW_PRIORITY
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE = ResourceKind("v1", "Node", "nodes", namespaced=False)
@@ -394,6 +395,7 @@ class Timeline:
     ) -> None:
         busy, stolen, jiffies = machine_busy()
         cpu = process_cpu_seconds(operator.process.pid) if operator else 0.0
+        LOW = str(LOW_PRIORITY)
         while True:
             await anyio.sleep(SAMPLE_SECONDS)
             now_busy, now_stolen, now_total = machine_busy()
@@ -412,6 +414,8 @@ class Timeline:
                 row += (
                     f" operator_cpu={(now_cpu - cpu) / SAMPLE_SECONDS:.0%}"
                     f" queue={total(samples, 'workqueue_depth'):.0f}"
+                    f" queue_low={total(samples, 'workqueue_depth', priority=LOW):.0f}"
+                    f" workers={total(samples, 'controller_runtime_active_workers'):.0f}"
                     f" requests={total(samples, 'rest_client_requests_total'):.0f}"
                     f" rss_mib={process_memory_mib(operator.process.pid, 'VmRSS'):.0f}"
                 )

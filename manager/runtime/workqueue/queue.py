@@ -32,6 +32,7 @@ from typing import Generic, TypeVar
 import anyio
 
 from manager.runtime.workqueue.errors import QueueShutDown
+from manager.runtime.workqueue.priorities import DEFAULT_PRIORITY, LOW_PRIORITY
 from manager.runtime.workqueue.queue_metrics import NoQueueMetrics, QueueMetrics
 
 __all__ = [
@@ -41,10 +42,6 @@ __all__ = [
 ]
 
 T = TypeVar("T", bound=Hashable)
-
-DEFAULT_PRIORITY = 0
-LOW_PRIORITY = -100
-"""controller-runtime's value: work a controller does after everything at the default."""
 
 
 class Queue(Generic[T]):
@@ -103,7 +100,7 @@ class Queue(Generic[T]):
                 # the wake-up goes on to a worker that can, or the item waits for the next add.
                 self._wake_one()
         item, priority = self._pop()
-        self._metrics.taken(item)
+        self._metrics.taken(item, priority)
         self._processing[item] = priority
         del self._dirty[item]
         # The last urgent item gone, a worker waiting for waiting work may go now (the others
@@ -147,13 +144,14 @@ class Queue(Generic[T]):
         return len(self._processing)
 
     def _enqueue(self, item: T, priority: int) -> None:
-        self._metrics.added(item)
+        self._metrics.added(item, priority)
         self._queued[item] = priority
         self._counts[priority] += 1
         self._fifos.setdefault(priority, deque()).append(item)
         self._wake_one()
 
     def _move_up(self, item: T, priority: int) -> None:
+        self._metrics.moved_up(self._queued[item], priority)
         self._counts[self._queued[item]] -= 1
         self._counts[priority] += 1
         self._queued[item] = priority  # its entry in the lower FIFO is stale from now on

@@ -1,9 +1,12 @@
 """Work-queue metrics with controller-runtime's names and labels, so existing dashboards work.
 
-The queue reports four moments of an item's life to a `QueueMetrics`: it was queued (`added`),
-a worker took it (`taken`), the worker finished (`done`), and a delayed add was requested
-(`retried`). `PrometheusQueueMetrics` turns them into the `workqueue_*` series on the default
-registry; `NoQueueMetrics` is for queues nobody scrapes (tests, benchmarks of the bare queue).
+The queue reports five moments of an item's life to a `QueueMetrics`: it was queued (`added`),
+it moved up to a higher priority (`moved_up`), a worker took it (`taken`), the worker finished
+(`done`), and a delayed add was requested (`retried`). The depth is counted per priority, as
+controller-runtime's priority queue labels it (`priority="-100"`): how much of a backlog is work
+that can wait. A queue's priorities are the few its controller uses, so the label stays small.
+`PrometheusQueueMetrics` turns them into the `workqueue_*` series on the default registry;
+`NoQueueMetrics` is for queues nobody scrapes (tests, benchmarks of the bare queue).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Protocol
 from prometheus_client import Counter, Gauge, Histogram
 
 from manager.runtime.clock import Clock, RealClock
+from manager.runtime.workqueue.priorities import DEFAULT_PRIORITY
 
 __all__ = ["NoQueueMetrics", "PrometheusQueueMetrics", "QueueMetrics"]
 
@@ -54,8 +58,9 @@ RETRIES = Counter(
 class QueueMetrics(Protocol):
     """What a queue tells its metrics; every call is cheap and never fails."""
 
-    def added(self, item: Hashable) -> None: ...
-    def taken(self, item: Hashable) -> None: ...
+    def added(self, item: Hashable, priority: int) -> None: ...
+    def moved_up(self, old: int, new: int) -> None: ...
+    def taken(self, item: Hashable, priority: int) -> None: ...
     def done(self, item: Hashable) -> None: ...
     def retried(self) -> None: ...
 
@@ -63,10 +68,13 @@ class QueueMetrics(Protocol):
 class NoQueueMetrics:
     """Records nothing."""
 
-    def added(self, item: Hashable) -> None:
+    def added(self, item: Hashable, priority: int) -> None:
         pass
 
-    def taken(self, item: Hashable) -> None:
+    def moved_up(self, old: int, new: int) -> None:
+        pass
+
+    def taken(self, item: Hashable, priority: int) -> None:
         pass
 
     def done(self, item: Hashable) -> None:
@@ -87,8 +95,9 @@ class PrometheusQueueMetrics:
         self._clock = clock or RealClock()
         self._queued_at: dict[Hashable, float] = {}
         self._processing_since: dict[Hashable, float] = {}
-        labels = {"name": name, "controller": name}
-        self._depth = DEPTH.labels(**labels, priority="")
+        self._labels = labels = {"name": name, "controller": name}
+        self._depths: dict[int, Gauge] = {}
+        self._depth(DEFAULT_PRIORITY)  # the series a dashboard reads exists, at 0, from the start
         self._adds = ADDS.labels(**labels)
         self._queue_duration = QUEUE_DURATION.labels(**labels)
         self._work_duration = WORK_DURATION.labels(**labels)
@@ -96,14 +105,18 @@ class PrometheusQueueMetrics:
         UNFINISHED_WORK.labels(**labels).set_function(self.unfinished_work_seconds)
         LONGEST_RUNNING.labels(**labels).set_function(self.longest_running_seconds)
 
-    def added(self, item: Hashable) -> None:
+    def added(self, item: Hashable, priority: int) -> None:
         self._adds.inc()
-        self._depth.inc()
+        self._depth(priority).inc()
         self._queued_at.setdefault(item, self._clock.now())
 
-    def taken(self, item: Hashable) -> None:
+    def moved_up(self, old: int, new: int) -> None:
+        self._depth(old).dec()
+        self._depth(new).inc()
+
+    def taken(self, item: Hashable, priority: int) -> None:
         now = self._clock.now()
-        self._depth.dec()
+        self._depth(priority).dec()
         queued_at = self._queued_at.pop(item, None)
         if queued_at is not None:
             self._queue_duration.observe(now - queued_at)
@@ -116,6 +129,12 @@ class PrometheusQueueMetrics:
 
     def retried(self) -> None:
         self._retries.inc()
+
+    def _depth(self, priority: int) -> Gauge:
+        depth = self._depths.get(priority)
+        if depth is None:
+            depth = self._depths[priority] = DEPTH.labels(**self._labels, priority=str(priority))
+        return depth
 
     def unfinished_work_seconds(self) -> float:
         now = self._clock.now()

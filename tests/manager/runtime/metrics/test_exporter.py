@@ -40,7 +40,7 @@ async def test_a_controllers_series_appear_with_controller_runtime_names(
         'controller_runtime_reconcile_total{controller="exporter-test",result="success"} 0.0',
         'controller_runtime_reconcile_total{controller="exporter-test",result="requeue_after"} 0.0',
         'controller_runtime_max_concurrent_reconciles{controller="exporter-test"} 3.0',
-        'workqueue_depth{controller="exporter-test",name="exporter-test",priority=""} 0.0',
+        'workqueue_depth{controller="exporter-test",name="exporter-test",priority="0"} 0.0',
         "workqueue_longest_running_processor_seconds"
         '{controller="exporter-test",name="exporter-test"} 0.0',
     ]:

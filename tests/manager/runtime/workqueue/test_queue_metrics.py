@@ -5,7 +5,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from manager.runtime.clock import FakeClock
-from manager.runtime.workqueue import PrometheusQueueMetrics, RateLimitingQueue
+from manager.runtime.workqueue import LOW_PRIORITY, PrometheusQueueMetrics, RateLimitingQueue
 
 pytestmark = pytest.mark.anyio
 
@@ -33,9 +33,36 @@ async def test_depth_and_adds_follow_the_queue(name: str) -> None:
     queue.add("a")  # collapsed: not an add
 
     assert sample("workqueue_adds_total", name) == 2
-    assert sample("workqueue_depth", name, priority="") == 2
+    assert sample("workqueue_depth", name, priority="0") == 2
     await queue.get()
-    assert sample("workqueue_depth", name, priority="") == 1
+    assert sample("workqueue_depth", name, priority="0") == 1
+
+
+async def test_depth_is_counted_per_priority_as_items_move_up_and_are_taken(name: str) -> None:
+    clock = FakeClock()
+    queue: RateLimitingQueue[str] = RateLimitingQueue(
+        clock=clock, metrics=PrometheusQueueMetrics(name, clock)
+    )
+    assert (
+        REGISTRY.get_sample_value(
+            "workqueue_depth", {"name": name, "controller": name, "priority": "0"}
+        )
+        == 0
+    )  # the default priority's series is there before anything is queued
+    queue.add("a", priority=LOW_PRIORITY)
+    queue.add("b", priority=LOW_PRIORITY)
+    queue.add("c")
+    assert sample("workqueue_depth", name, priority="-100") == 2
+    assert sample("workqueue_depth", name, priority="0") == 1
+
+    queue.add("b")  # moves up
+    assert sample("workqueue_depth", name, priority="-100") == 1
+    assert sample("workqueue_depth", name, priority="0") == 2
+
+    assert {await queue.get(), await queue.get()} == {"b", "c"}
+    assert sample("workqueue_depth", name, priority="0") == 0
+    assert await queue.get() == "a"
+    assert sample("workqueue_depth", name, priority="-100") == 0
 
 
 async def test_queue_and_work_durations_are_measured_on_the_clock(name: str) -> None:
