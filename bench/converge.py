@@ -130,6 +130,8 @@ FLOOR_RETRIES = 3
 ACCESS_KINDS = frozenset({"ServiceAccount", "Role", "RoleBinding"})
 PODS_PER_NODE = 110
 SAMPLE_SECONDS = 5.0
+QUIET_SECONDS, QUIET_CPU, QUIET_LIMIT = 5.0, 0.35, 600.0
+"""How long, how idle and at most how long the control plane is waited for between runs."""
 
 
 def kubeconfig() -> AbstractContextManager[Path]:
@@ -532,8 +534,34 @@ async def _clean_up(rest: RestClient, namespace: str, last: bool) -> None:
     the control plane (at 2,000 graphs its deletion alone takes ten minutes)."""
     if last:
         print("  namespace left to the control plane's teardown (the last run)", flush=True)
-    else:
-        print(f"  namespace deleted in {await delete_namespace(rest, namespace):.1f}s", flush=True)
+        return
+    print(f"  namespace deleted in {await delete_namespace(rest, namespace):.1f}s", flush=True)
+    waited, conversions = await wait_until_quiet(rest)
+    print(f"  then quiet after {waited:.1f}s ({conversions:.0f} conversions meanwhile)", flush=True)
+
+
+async def wait_until_quiet(rest: RestClient) -> tuple[float, float]:
+    """Wait until the control plane has finished with what went (at most `QUIET_LIMIT` s):
+    the namespace is gone before the cluster is done with it; the v1beta1 watch cache still
+    converts its deletions one at a time and the controller manager still catches up, work
+    the next run would otherwise pay for. Quiet: `QUIET_SECONDS` without a conversion and with
+    the machine's CPU under `QUIET_CPU`. The seconds waited and the conversions meanwhile."""
+    started = time.perf_counter()
+    first = last = (await apiserver_figures.counters(rest)).conversions
+    busy, _, jiffies = machine_busy()
+    quiet_since = started
+    while time.perf_counter() - started < QUIET_LIMIT:
+        await anyio.sleep(1.0)
+        conversions = (await apiserver_figures.counters(rest)).conversions
+        now_busy, _, now_jiffies = machine_busy()
+        cpu = (now_busy - busy) / max(now_jiffies - jiffies, 1)
+        busy, jiffies = now_busy, now_jiffies
+        if conversions != last or cpu >= QUIET_CPU:
+            quiet_since = time.perf_counter()
+        elif time.perf_counter() - quiet_since >= QUIET_SECONDS:
+            break
+        last = conversions
+    return time.perf_counter() - started, last - first
 
 
 async def warm_up(rest: RestClient, settings: OperatorSettings) -> None:
