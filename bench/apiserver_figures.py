@@ -10,6 +10,12 @@
   per served version of a custom resource, each decoding every write from etcd into its
   version: with v1alpha1 stored, every write of a graph or a component is converted once for
   the v1beta1 cache (which the collector's watch reads), one webhook call at a time.
+* watch-cache restarts: how often a watch cache of our kinds was (re)initialized
+  (`apiserver_watch_cache_initializations_total`, group nvidia.com) and the objects it listed
+  to do so (`apiserver_init_events_total`): the v1beta1 cache lists every stored object again
+  through the webhook, one conversion each, when its etcd watch is lost; and LISTs of our kinds
+  (`apiserver_request_total`, verb LIST): a client's relist, read from that cache or, when the
+  cache is not fresh enough, from etcd, converting each object.
 
 `--apiserver-profile` also records the API server's CPU profile (`/debug/pprof/profile`, in
 turns of `PROFILE_SECONDS`) through each phase into the log directory, as
@@ -32,6 +38,9 @@ __all__ = ["PROFILE_SECONDS", "Counters", "counters", "record_profiles"]
 PROFILE_SECONDS = 30
 OWNER_READ_PREFIX = "apiserver_request_total{"
 CONVERSION_PREFIX = "apiserver_crd_conversion_webhook_duration_seconds_"
+CACHE_INITS_PREFIX = "apiserver_watch_cache_initializations_total{"
+INIT_EVENTS_PREFIX = "apiserver_init_events_total{"
+OUR_GROUP = 'group="nvidia.com"'
 
 
 @dataclass(frozen=True)
@@ -39,6 +48,9 @@ class Counters:
     owner_reads: float = 0.0
     conversions: float = 0.0
     conversion_seconds: float = 0.0
+    cache_inits: float = 0.0
+    init_events: float = 0.0
+    lists: float = 0.0
 
     def since(self, before: Counters, graphs: int) -> dict[str, float]:
         """Per graph, and the mean wait on the webhook, since `before`."""
@@ -48,20 +60,29 @@ class Counters:
             "owner_reads_per_graph": (self.owner_reads - before.owner_reads) / graphs,
             "conversions_per_graph": conversions / graphs,
             "conversion_ms": 1000 * waited / conversions if conversions else 0.0,
+            "watch_cache_inits": self.cache_inits - before.cache_inits,
+            "watch_cache_init_objects_per_graph": (self.init_events - before.init_events) / graphs,
+            "lists_of_ours": self.lists - before.lists,
         }
 
 
 def parse(text: str) -> Counters:
-    owner_reads = conversions = conversion_seconds = 0.0
+    owner_reads = conversions = conversion_seconds = cache_inits = init_events = lists = 0.0
     for line in text.splitlines():
         if line.startswith(OWNER_READ_PREFIX):
-            if 'group="nvidia.com"' in line and 'verb="GET"' in line:
+            if OUR_GROUP in line and 'verb="GET"' in line:
                 owner_reads += _value(line)
+            elif OUR_GROUP in line and 'verb="LIST"' in line:
+                lists += _value(line)
+        elif line.startswith(CACHE_INITS_PREFIX):
+            cache_inits += _value(line) if OUR_GROUP in line else 0.0
+        elif line.startswith(INIT_EVENTS_PREFIX):
+            init_events += _value(line) if OUR_GROUP in line else 0.0
         elif line.startswith(CONVERSION_PREFIX + "count{"):
             conversions += _value(line)
         elif line.startswith(CONVERSION_PREFIX + "sum{"):
             conversion_seconds += _value(line)
-    return Counters(owner_reads, conversions, conversion_seconds)
+    return Counters(owner_reads, conversions, conversion_seconds, cache_inits, init_events, lists)
 
 
 def _value(line: str) -> float:
