@@ -16,6 +16,11 @@
   through the webhook, one conversion each, when its etcd watch is lost; and LISTs of our kinds
   (`apiserver_request_total`, verb LIST): a client's relist, read from that cache or, when the
   cache is not fresh enough, from etcd, converting each object.
+* consistency checks (`apiserver_storage_consistency_checks_total`, group nvidia.com): every
+  5 to 7.5 minutes each watch cache compares itself with a LIST from etcd (the API server's
+  `DetectCacheInconsistency`, on by default since Kubernetes 1.34), and the v1beta1 cache's LIST
+  converts every stored graph and component through the webhook, one call each: at 2,000 graphs
+  10,000 calls a check, the conversions beyond one a write that earlier runs could not name.
 
 `--apiserver-profile` also records the API server's CPU profile (`/debug/pprof/profile`, in
 turns of `PROFILE_SECONDS`) through each phase into the log directory, as
@@ -40,6 +45,7 @@ OWNER_READ_PREFIX = "apiserver_request_total{"
 CONVERSION_PREFIX = "apiserver_crd_conversion_webhook_duration_seconds_"
 CACHE_INITS_PREFIX = "apiserver_watch_cache_initializations_total{"
 INIT_EVENTS_PREFIX = "apiserver_init_events_total{"
+CONSISTENCY_CHECKS_PREFIX = "apiserver_storage_consistency_checks_total{"
 OUR_GROUP = 'group="nvidia.com"'
 
 
@@ -51,6 +57,7 @@ class Counters:
     cache_inits: float = 0.0
     init_events: float = 0.0
     lists: float = 0.0
+    consistency_checks: float = 0.0
 
     def since(self, before: Counters, graphs: int) -> dict[str, float]:
         """Per graph, and the mean wait on the webhook, since `before`."""
@@ -63,11 +70,13 @@ class Counters:
             "watch_cache_inits": self.cache_inits - before.cache_inits,
             "watch_cache_init_objects_per_graph": (self.init_events - before.init_events) / graphs,
             "lists_of_ours": self.lists - before.lists,
+            "consistency_checks_of_ours": self.consistency_checks - before.consistency_checks,
         }
 
 
 def parse(text: str) -> Counters:
-    owner_reads = conversions = conversion_seconds = cache_inits = init_events = lists = 0.0
+    owner_reads = conversions = conversion_seconds = 0.0
+    cache_inits = init_events = lists = consistency_checks = 0.0
     for line in text.splitlines():
         if line.startswith(OWNER_READ_PREFIX):
             if OUR_GROUP in line and 'verb="GET"' in line:
@@ -78,11 +87,21 @@ def parse(text: str) -> Counters:
             cache_inits += _value(line) if OUR_GROUP in line else 0.0
         elif line.startswith(INIT_EVENTS_PREFIX):
             init_events += _value(line) if OUR_GROUP in line else 0.0
+        elif line.startswith(CONSISTENCY_CHECKS_PREFIX):
+            consistency_checks += _value(line) if OUR_GROUP in line else 0.0
         elif line.startswith(CONVERSION_PREFIX + "count{"):
             conversions += _value(line)
         elif line.startswith(CONVERSION_PREFIX + "sum{"):
             conversion_seconds += _value(line)
-    return Counters(owner_reads, conversions, conversion_seconds, cache_inits, init_events, lists)
+    return Counters(
+        owner_reads,
+        conversions,
+        conversion_seconds,
+        cache_inits,
+        init_events,
+        lists,
+        consistency_checks,
+    )
 
 
 def _value(line: str) -> float:

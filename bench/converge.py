@@ -847,6 +847,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, float]:
                     "watch_cache_inits",
                     "watch_cache_init_objects_per_graph",
                     "lists_of_ours",
+                    "consistency_checks_of_ours",
                     "events_dropped",
                     "restart_writes",
                     "restart_rss_mib",
