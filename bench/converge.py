@@ -33,16 +33,17 @@ so far: the time profile. `--profile` runs the operator through `bench/converge_
 `LOG_LEVEL=debug`, which records every API request, and prints requests by verb and resource with
 their latency, writes per object, the fields that made the operator write and the size of what it
 caches. Each run also reports, from the API server's `/metrics`, the garbage collector's reads of
-owners and the conversion webhook's calls a graph with the API server's mean wait on one
+owners, the conversion webhook's calls a graph with the API server's mean wait on one, and what else
+makes the API server convert: re-initialized watch caches, LISTs and consistency checks of our kinds
 (`bench.apiserver_figures`); `--apiserver-profile` records the API server's CPU profile through each
 run (with `LOCAL_CLUSTER_PROFILING=1`). `--floor-apply` makes the floor write with server-side
 apply, as the operator does (a diagnostic); `--rounds` repeats floor and operator (in turns, the
 operator first in odd rounds, each round's ratio from its own pair) and reports the median round (by
 ratio) with the ratios' spread (`n<N>_ratio_min`, `n<N>_ratio_max`). Targets (issues 20 and 32):
-ratio <= 1.1 at N = 100 and <= 1.2 at 500 and 2,000, <= 18 requests per graph at 500,
-zero steady-state writes, RSS <= 150 MB at N = 500 and <= 400 MB at N = 2,000, after a full
-relist too (`--restart`: the operator started again lists everything at once; its writes until
-idle, none expected, and its RSS). This measures; it never asserts.
+ratio <= 1.1 at N = 100 and <= 1.2 at 500 and 2,000, <= 18 requests per graph at 500, zero
+steady-state writes, RSS <= 150 MB at N = 500 and <= 400 MB at N = 2,000, after a full relist too
+(`--restart`: the operator started again lists everything at once; its writes until idle, none
+expected, and its RSS). This measures; it never asserts.
 
     python -m bench.converge [--graphs 100 500] [--workers 8] [--low-priority-workers M]
                              [--concurrency 16] [--floor-requests 64] [--profile]
